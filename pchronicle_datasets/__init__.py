@@ -1,0 +1,52 @@
+"""pchronicle-datasets: LLM-agent trajectories as first-class Hugging Face datasets.
+
+Every conversion goes through Storyline, the hub format of RFC-0001:
+
+>>> import pchronicle_datasets as pc
+>>> text = '{"schema_version": "storyline/v1", "session": "s1", "agent": {"id": "bot"},' \\
+...        ' "turns": [{"id": 1, "src": "user", "msg": "hi"}]}'
+>>> [story] = pc.into_storyline("storyline", text, document_id="s1.storyline.json")
+>>> pc.validate(story)
+>>> row = pc.story_to_row(story)          # a row of pc.STORYLINE_FEATURES
+>>> pc.row_to_story(row) == story
+True
+"""
+
+from .errors import FormatError, PchronicleError, StorylineError
+from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
+from .formats import convert, format_names, from_storyline, into_storyline
+from .storyline import (
+    SCHEMA_VERSION,
+    compute_unknown_key_counts,
+    derive_kind,
+    effective_env,
+    effective_prompt,
+    iter_errors,
+    turn_kind,
+    validate,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "STORYLINE_FEATURES",
+    "FormatError",
+    "PchronicleError",
+    "StorylineError",
+    "compute_tool_stats",
+    "compute_unknown_key_counts",
+    "convert",
+    "derive_kind",
+    "effective_env",
+    "effective_prompt",
+    "format_names",
+    "from_storyline",
+    "into_storyline",
+    "iter_errors",
+    "row_to_story",
+    "rows_to_table",
+    "story_to_row",
+    "turn_kind",
+    "validate",
+]

@@ -1,0 +1,68 @@
+"""The project's one error tree.
+
+``PchronicleError`` is a ``ValueError`` so callers that already guard against bad values keep working.
+Every error carries the RFC 6901 pointer of the offending value (``.pointer``; ``""`` is the root),
+the document or file it came from (``.document_id``) and, for line-oriented sources, the 1-based
+``.line``. The message says all of them, because users mostly see the ``str()`` of an error in a log.
+"""
+
+from __future__ import annotations
+
+__all__ = ["FormatError", "PchronicleError", "StorylineError"]
+
+
+class PchronicleError(ValueError):
+    """Base of every error this package raises on user data.
+
+    >>> err = PchronicleError("expected a string", pointer="/session", document_id="logs/a.json")
+    >>> str(err)
+    '/session: expected a string in logs/a.json'
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        pointer: str = "",
+        document_id: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.pointer = pointer
+        self.document_id = document_id
+        self.line = line
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.pointer if self.pointer else "(root)"
+        text = f"{where}: {self.reason}"
+        if self.document_id is not None:
+            text += f" in {self.document_id}"
+        if self.line is not None:
+            text += f" line {self.line}" if self.document_id is not None else f" at line {self.line}"
+        return text
+
+    def with_context(self, *, document_id: str | None = None, line: int | None = None):
+        """Return a copy that also names the file and/or line (values already set are kept)."""
+        return type(self)(
+            self.reason,
+            pointer=self.pointer,
+            document_id=self.document_id if self.document_id is not None else document_id,
+            line=self.line if self.line is not None else line,
+        )
+
+    def __reduce__(self):
+        # Keep the keyword-only context when errors cross process boundaries (datasets' num_proc).
+        return (_rebuild, (type(self), self.reason, self.pointer, self.document_id, self.line))
+
+
+def _rebuild(cls, reason, pointer, document_id, line):
+    return cls(reason, pointer=pointer, document_id=document_id, line=line)
+
+
+class StorylineError(PchronicleError):
+    """A Storyline document breaks RFC-0001; ``.pointer`` points into the document."""
+
+
+class FormatError(PchronicleError):
+    """A source file breaks its format's rules; ``.pointer`` points into the source."""

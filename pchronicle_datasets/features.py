@@ -1,0 +1,296 @@
+"""The dataset schema: one row per Storyline document.
+
+``STORYLINE_FEATURES`` has a column for every RFC-0001 field. Typed fields (strings, integers, booleans)
+are typed columns; every value the RFC types ``any`` (``msg``, ``args``, ``result``, ``metrics``,
+``extra``, ``meta``, ``unknown_fields``…) and the two objects whose null/empty spellings the RFC treats
+as absent (``task``, ``turns[].env``) are **JSON text** written by orjson in a string column. That is the
+only encoding that keeps every JSON value exact through Arrow, Parquet and streaming: the string ``"42"``
+is the text ``"\\"42\\""``, JSON null is the text ``null`` while an absent field is an Arrow null, and
+floats keep every digit. A time is kept as given: a string time is stored as the string, a numeric time as
+its JSON text (a valid RFC 3339 string never looks like a number, so ``row_to_story`` can tell them apart).
+
+Derived columns for filtering follow the document columns and are ignored by ``row_to_story``:
+``num_turns``, ``num_tool_calls``, ``num_copied_turns``, ``has_reasoning`` and ``tool_stats``.
+
+>>> story = {"schema_version": "storyline/v1", "session": "s1", "agent": {"id": "a"},
+...          "turns": [{"id": 1, "src": "user", "msg": "42"}, {"id": 2, "src": "agent", "msg": None}]}
+>>> row = story_to_row(story)
+>>> row["turns"][0]["msg"], row["turns"][1]["msg"]
+('"42"', 'null')
+>>> row_to_story(row) == story
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+import pyarrow as pa
+from datasets import Features, List, Value
+
+from .jsonio import dumps_text
+from .storyline import validate
+
+__all__ = [
+    "STORYLINE_FEATURES",
+    "compute_tool_stats",
+    "derived_columns",
+    "row_to_story",
+    "rows_to_table",
+    "story_to_row",
+]
+
+# Column kinds. A list of (name, kind) pairs is a struct; ("list", pairs) a list of structs.
+S, I, B, J, T, SL = "string", "int64", "bool", "json", "time", "string-list"
+
+_PROMPT = [("system", S), ("user", S)]
+_RESPONSE = [("status", S), ("exit_code", I)]
+_TOOL_CALL = [
+    ("tcid", S),
+    ("fn", S),
+    ("args", J),
+    ("result", J),
+    ("duration_ms", I),
+    ("extra", J),
+    ("kind", S),
+    ("response", _RESPONSE),
+]
+_TURN = [
+    ("id", I),
+    ("src", S),
+    ("msg", J),
+    ("ts", T),
+    ("model", S),
+    ("effort", J),
+    ("reason", S),
+    ("tool_calls", ("list", _TOOL_CALL)),
+    ("observation", J),
+    ("metrics", J),
+    ("nllm", I),
+    ("copied", B),
+    ("extra", J),
+    ("kind", S),
+    ("latency_ms", I),
+    ("ttft_ms", I),
+    ("env", J),
+    ("prompt", _PROMPT),
+    ("finished_at", T),
+]
+_DOCUMENT = [
+    ("schema_version", S),
+    ("session", S),
+    ("run", S),
+    ("trajectory", S),
+    ("attempt_id", S),
+    ("notes", S),
+    ("continued_trajectory_ref", S),
+    ("origin", [("format", S), ("schema_version", S), ("document_id", S)]),
+    (
+        "agent",
+        [("id", S), ("name", S), ("ver", S), ("model", S), ("tools", J), ("extra", J)],
+    ),
+    ("parent", [("psid", S), ("scid", S), ("ptid", I), ("rel", S)]),
+    ("children", SL),
+    ("task", J),
+    ("prompt", _PROMPT),
+    ("started_at", T),
+    ("finished_at", T),
+    ("final_metrics", J),
+    ("extra", J),
+    ("meta", J),
+    ("unknown_fields", J),
+    ("unknown_key_counts", J),
+    ("turns", ("list", _TURN)),
+]
+_DERIVED = {
+    "num_turns": Value("int64"),
+    "num_tool_calls": Value("int64"),
+    "num_copied_turns": Value("int64"),
+    "has_reasoning": Value("bool"),
+    # A list of entries, never a struct keyed by tool names: such a struct changes with the tool set
+    # and breaks concatenating corpora from different agent versions.
+    "tool_stats": List(
+        {"tool": Value("string"), "count": Value("int64"), "success": Value("int64"), "failure": Value("int64")}
+    ),
+}
+
+
+def _feature(kind: Any) -> Any:
+    if kind in (S, J, T):
+        return Value("string")
+    if kind == I:
+        return Value("int64")
+    if kind == B:
+        return Value("bool")
+    if kind == SL:
+        return List(Value("string"))
+    if isinstance(kind, tuple):
+        return List(_feature(kind[1]))
+    return {name: _feature(k) for name, k in kind}
+
+
+STORYLINE_FEATURES = Features({**{name: _feature(k) for name, k in _DOCUMENT}, **_DERIVED})
+"""The ``datasets.Features`` of a Storyline dataset: document columns, then derived columns."""
+
+_ARROW_SCHEMA = STORYLINE_FEATURES.arrow_schema
+
+# ------------------------------------------------------------------------------------- story → row
+
+
+def _encode(obj: Mapping[str, Any], cols: list) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, kind in cols:
+        if name not in obj:
+            continue  # absent → Arrow null
+        value = obj[name]
+        if kind is J:
+            out[name] = dumps_text(value)
+        elif kind is T:
+            out[name] = value if type(value) is str else dumps_text(value)
+        elif type(kind) is tuple:
+            sub = kind[1]
+            out[name] = [_encode(item, sub) for item in value]
+        elif type(kind) is list:
+            out[name] = _encode(value, kind)
+        else:
+            out[name] = value
+    return out
+
+
+def story_to_row(story: Mapping[str, Any], *, check: bool = True) -> dict[str, Any]:
+    """One dataset row (``STORYLINE_FEATURES``) for a Storyline document.
+
+    ``check=False`` skips validation for documents already validated (the readers validate).
+    Raises ``StorylineError`` for an invalid document.
+    """
+    if check:
+        validate(story)
+    row = _encode(story, _DOCUMENT)
+    row.update(derived_columns(story))
+    return row
+
+
+def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """Arrow table of rows made by ``story_to_row``, built directly in Arrow (no per-value encoding)."""
+    return pa.Table.from_pylist(list(rows), schema=_ARROW_SCHEMA)
+
+
+# ------------------------------------------------------------------------------------- row → story
+
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _decode(row: Mapping[str, Any], cols: list) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, kind in cols:
+        value = row.get(name)
+        if value is None:
+            continue  # Arrow null: the field was absent
+        if kind is J:
+            out[name] = orjson.loads(value)
+        elif kind is T:
+            out[name] = orjson.loads(value) if _NUMBER.fullmatch(value) else value
+        elif type(kind) is tuple:
+            sub = kind[1]
+            out[name] = [_decode(item, sub) for item in value]
+        elif type(kind) is list:
+            out[name] = _decode(value, kind)
+        else:
+            out[name] = value
+    return out
+
+
+def row_to_story(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The Storyline document of a dataset row: Python objects, every JSON value exactly as written.
+
+    Works on rows from ``story_to_row``, from a ``Dataset`` or ``IterableDataset`` of
+    ``STORYLINE_FEATURES``, or read back from Parquet. Derived columns are ignored.
+
+    >>> from datasets import Dataset
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+    ...          "turns": [{"id": 1, "src": "agent", "msg": {"n": 1.0}, "ts": 1753872000}]}
+    >>> ds = Dataset(rows_to_table([story_to_row(story)]))
+    >>> row_to_story(ds[0]) == story
+    True
+    """
+    return _decode(row, _DOCUMENT)
+
+
+# ---------------------------------------------------------------------------------- derived columns
+
+
+def _result_failed(content: Any) -> bool:
+    """The reference batch runner's rule for a failed tool result (hermes-agent ``_extract_tool_stats``).
+
+    JSON content fails with a non-null ``error``, a ``content.error`` or ``"success": false``; text that
+    is not JSON fails when empty or when it starts with ``error:`` (any case, after stripping).
+    """
+    parsed = content
+    if isinstance(content, str):
+        try:
+            parsed = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            return not content or content.strip().lower().startswith("error:")
+    if isinstance(parsed, dict):
+        if parsed.get("error") is not None:
+            return True
+        inner = parsed.get("content")
+        if isinstance(inner, dict) and inner.get("error") is not None:
+            return True
+        if parsed.get("success") is False:
+            return True
+    return False
+
+
+def _observation_results(turn: Mapping[str, Any]) -> list:
+    obs = turn.get("observation")
+    if isinstance(obs, dict):
+        results = obs.get("results")
+        if isinstance(results, list):
+            return results
+    return []
+
+
+def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``[{tool, count, success, failure}]`` sorted by tool, for tools called at least once.
+
+    A call counts for its ``fn``. Its results are linked by call id wherever the document holds them:
+    ``tool_calls[].result`` on the call itself, or ``observation.results[]`` entries whose
+    ``source_call_id`` is the call's ``tcid`` (on any turn: RFC-0009 puts them on the next turn).
+    A call without a result counts but is neither a success nor a failure, as in the reference.
+    """
+    stats: dict[str, list[int]] = {}
+    by_id: dict[str, str] = {}
+    turns = story.get("turns") or []
+    for turn in turns:
+        for call in turn.get("tool_calls") or []:
+            fn = call["fn"]
+            entry = stats.setdefault(fn, [0, 0, 0])
+            entry[0] += 1
+            by_id[call["tcid"]] = fn
+            if "result" in call:
+                entry[2 if _result_failed(call["result"]) else 1] += 1
+    for turn in turns:
+        for res in _observation_results(turn):
+            if isinstance(res, dict):
+                fn = by_id.get(res.get("source_call_id"))  # type: ignore[arg-type]
+                if fn is not None:
+                    stats[fn][2 if _result_failed(res.get("content")) else 1] += 1
+    return [
+        {"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())
+    ]
+
+
+def derived_columns(story: Mapping[str, Any]) -> dict[str, Any]:
+    """The derived filter columns of a document, computed the same way for every source format."""
+    turns = story.get("turns") or []
+    return {
+        "num_turns": len(turns),
+        "num_tool_calls": sum(len(t.get("tool_calls") or ()) for t in turns),
+        "num_copied_turns": sum(1 for t in turns if t.get("copied") is True),
+        "has_reasoning": any(isinstance(t.get("reason"), str) and t["reason"].strip() for t in turns),
+        "tool_stats": compute_tool_stats(story),
+    }

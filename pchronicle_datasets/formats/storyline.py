@@ -1,0 +1,126 @@
+"""The ``storyline`` format: a file holding one Storyline document, or JSON Lines of documents.
+
+Files are conventionally named ``storyline.json`` or ``{session}.storyline.json``. Documents are kept
+exactly as given (decoding only validates them); ``encode`` writes one compact document per line, which
+is itself a valid single-document file when there is one document.
+
+>>> text = encode([{"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": []}])
+>>> text
+'{"schema_version":"storyline/v1","session":"s","agent":{"id":"a"},"turns":[]}\\n'
+>>> decode(text, "s.storyline.json")[0]["session"]
+'s'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import FormatError, PchronicleError
+from ..jsonio import dumps, loads
+from ..storyline import validate
+
+NAME = "storyline"
+ALIASES: tuple[str, ...] = ()
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One source record: the document it gave, or the error that refused it (never both)."""
+
+    line: int | None  # 1-based line for JSON Lines input; None for a single-document file
+    raw: bytes  # the record's source bytes, for a quarantine file
+    story: dict[str, Any] | None = None
+    error: PchronicleError | None = None
+    value: Any = None  # the parsed JSON value, also when it was refused (for reporting every error)
+
+
+def _as_bytes(data: str | bytes | bytearray | memoryview) -> bytes:
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise FormatError("text holds a lone surrogate, which is not valid UTF-8") from None
+    data = bytes(data)
+    return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+
+def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+    """Every record of a storyline file, each with its document or its error, in file order.
+
+    A file whose whole text is one JSON value is a single document; otherwise it is JSON Lines when its
+    first non-blank line is a JSON value by itself (blank lines are skipped). A file that is neither is
+    one error for the whole file.
+    """
+    data = _as_bytes(data)
+    try:
+        whole = loads(data, document_id=document_id)
+    except FormatError as whole_error:
+        lines = data.split(b"\n")
+        first = next((i for i, raw in enumerate(lines) if raw.strip()), None)
+        if first is None or not _parses(lines[first]) or len([ln for ln in lines if ln.strip()]) < 2:
+            yield Record(whole_error.line, data, error=whole_error)
+            return
+        for i, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            try:
+                value = loads(raw, document_id=document_id, line=i + 1)
+            except FormatError as exc:
+                yield Record(i + 1, raw, error=exc)
+                continue
+            yield _record(value, raw, document_id, i + 1)
+        return
+    yield _record(whole, data, document_id, None)
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        loads(raw)
+    except FormatError:
+        return False
+    return True
+
+
+def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:
+    if not isinstance(value, dict):
+        kind = "array" if isinstance(value, list) else type(value).__name__
+        error = FormatError(
+            f"expected a Storyline document (a JSON object), got {kind}; a storyline file holds one "
+            "document or JSON Lines of documents",
+            document_id=document_id,
+            line=line,
+        )
+        return Record(line, raw, error=error, value=value)
+    try:
+        validate(value, document_id=document_id)
+    except PchronicleError as exc:
+        return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
+    return Record(line, raw, story=value, value=value)
+
+
+def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
+    """All documents of a storyline file; raises the first error (with its file, line and pointer)."""
+    stories = []
+    for rec in iter_records(data, document_id):
+        if rec.error is not None:
+            raise rec.error
+        stories.append(rec.story)
+    return stories
+
+
+def encode(stories: list[dict[str, Any]]) -> str:
+    """JSON Lines, one compact document per line; each document is validated first."""
+    out = []
+    for story in stories:
+        validate(story)
+        out.append(dumps(story))
+        out.append(b"\n")
+    return b"".join(out).decode("utf-8")
+
+
+def sniff(head: bytes) -> bool:
+    """Whether the first bytes of a file look like Storyline (its fixed schema_version is there)."""
+    return b'"schema_version"' in head and b'"storyline/v1"' in head
