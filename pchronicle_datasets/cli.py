@@ -81,8 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("inputs", nargs="+", metavar="INPUT")
     v.add_argument("--format", default="storyline", choices=names)
     v.set_defaults(func=cmd_validate)
-    c = sub.add_parser("convert", help="convert inputs through Storyline", epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    c = sub.add_parser(
+        "convert",
+        help="convert inputs through Storyline",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     c.add_argument("inputs", nargs="+", metavar="INPUT")
     c.add_argument("--from", dest="source", default="storyline", choices=names)
     c.add_argument("--to", dest="target", required=True, choices=[*names, *TABLE_OUTPUTS])

@@ -44,22 +44,22 @@ __all__ = [
 ]
 
 # Column kinds. A list of (name, kind) pairs is a struct; ("list", pairs) a list of structs.
-S, I, B, J, T, SL = "string", "int64", "bool", "json", "time", "string-list"
+S, INT, B, J, T, SL = "string", "int64", "bool", "json", "time", "string-list"
 
 _PROMPT = [("system", S), ("user", S)]
-_RESPONSE = [("status", S), ("exit_code", I)]
+_RESPONSE = [("status", S), ("exit_code", INT)]
 _TOOL_CALL = [
     ("tcid", S),
     ("fn", S),
     ("args", J),
     ("result", J),
-    ("duration_ms", I),
+    ("duration_ms", INT),
     ("extra", J),
     ("kind", S),
     ("response", _RESPONSE),
 ]
 _TURN = [
-    ("id", I),
+    ("id", INT),
     ("src", S),
     ("msg", J),
     ("ts", T),
@@ -69,12 +69,12 @@ _TURN = [
     ("tool_calls", ("list", _TOOL_CALL)),
     ("observation", J),
     ("metrics", J),
-    ("nllm", I),
+    ("nllm", INT),
     ("copied", B),
     ("extra", J),
     ("kind", S),
-    ("latency_ms", I),
-    ("ttft_ms", I),
+    ("latency_ms", INT),
+    ("ttft_ms", INT),
     ("env", J),
     ("prompt", _PROMPT),
     ("finished_at", T),
@@ -92,7 +92,7 @@ _DOCUMENT = [
         "agent",
         [("id", S), ("name", S), ("ver", S), ("model", S), ("tools", J), ("extra", J)],
     ),
-    ("parent", [("psid", S), ("scid", S), ("ptid", I), ("rel", S)]),
+    ("parent", [("psid", S), ("scid", S), ("ptid", INT), ("rel", S)]),
     ("children", SL),
     ("task", J),
     ("prompt", _PROMPT),
@@ -121,7 +121,7 @@ _DERIVED = {
 def _feature(kind: Any) -> Any:
     if kind in (S, J, T):
         return Value("string")
-    if kind == I:
+    if kind == INT:
         return Value("int64")
     if kind == B:
         return Value("bool")
@@ -279,9 +279,7 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
                 fn = by_id.get(res.get("source_call_id"))  # type: ignore[arg-type]
                 if fn is not None:
                     stats[fn][2 if _result_failed(res.get("content")) else 1] += 1
-    return [
-        {"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())
-    ]
+    return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 
 def derived_columns(story: Mapping[str, Any]) -> dict[str, Any]:

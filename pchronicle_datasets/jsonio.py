@@ -13,7 +13,6 @@ orjson is fast but has two habits this project cannot accept on user data:
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -23,8 +22,8 @@ from .pointer import join
 
 __all__ = ["dumps", "dumps_text", "loads"]
 
-_LONG_DIGITS_B = re.compile(rb"[0-9]{19}")
-_LONG_DIGITS_S = re.compile(r"[0-9]{19}")
+_FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
 INT_MIN = -(2**63)
 UINT_MAX = 2**64 - 1
 
@@ -46,10 +45,35 @@ def loads(
         # orjson counts lines from 1 within the text it was given; a JSONL caller passes its own line.
         where = line if line is not None else getattr(exc, "lineno", None)
         raise FormatError(f"not valid JSON: {exc.msg}", document_id=document_id, line=where) from None
-    scan = _LONG_DIGITS_S if isinstance(data, str) else _LONG_DIGITS_B
-    if scan.search(data if not isinstance(data, memoryview) else bytes(data)):
+    if _may_hold_big_int(data):
         _refuse_big_ints(data, document_id=document_id, line=line)
     return value
+
+
+def _may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:
+    """Whether the text has a run of 19+ digits that is an integer literal (or sits inside a string).
+
+    Digits are folded to ``0`` and runs found with ``bytes.find`` (C speed, unlike a regex scan); only
+    the few hits are looked at in Python, to pass over the long digit runs of ordinary floats
+    (``0.0012345678901234567``, exponents), which are common in metrics.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    folded = raw.translate(_FOLD_DIGITS)
+    pos = folded.find(_RUN)
+    while pos != -1:
+        end = pos + len(_RUN)
+        while folded[end : end + 1] == b"0":
+            end += 1
+        start = pos
+        prev = raw[start - 1 : start]
+        fraction_or_exponent = prev in (b".", b"e", b"E", b"+") or (
+            prev == b"-" and raw[start - 2 : start - 1] in (b"e", b"E")
+        )
+        float_integer_part = raw[end : end + 1] in (b".", b"e", b"E")
+        if not (fraction_or_exponent or float_integer_part):
+            return True
+        pos = folded.find(_RUN, end)
+    return False
 
 
 def _refuse_big_ints(data: Any, *, document_id: str | None, line: int | None) -> None:

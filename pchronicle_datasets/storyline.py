@@ -398,8 +398,8 @@ def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
     fields = spec.fields
     for key, item in value.items():
         entry = fields.get(key)
-        child = join(pointer, key)
         if entry is None:
+            child = join(pointer, key)
             if spec.open:
                 if not isinstance(key, str):
                     run.err(pointer, f"object key {key!r} is not a string")
@@ -412,7 +412,8 @@ def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
             continue
         if spec.lenient and _absentish(item):
             continue
-        _check_value(run, entry[0], item, child)
+        # Declared names need no RFC 6901 escaping, so the hot path skips join().
+        _check_value(run, entry[0], item, f"{pointer}/{key}")
     for key in spec.required:
         if key not in value:
             run.err(join(pointer, key), f"required {spec.name} field {key!r} is missing")
