@@ -23,8 +23,37 @@ import orjson
 from pchronicle_datasets import into_storyline, row_to_story, rows_to_table, story_to_row, validate
 
 WORDS = tuple(
-    "the file build test error fix python import module function return value list path config run step agent "
-    "tool result ok failed retry read write patch diff line column".split()
+    [
+        "the",
+        "file",
+        "build",
+        "test",
+        "error",
+        "fix",
+        "python",
+        "import",
+        "module",
+        "function",
+        "return",
+        "value",
+        "list",
+        "path",
+        "config",
+        "run",
+        "step",
+        "agent",
+        "tool",
+        "result",
+        "ok",
+        "failed",
+        "retry",
+        "read",
+        "write",
+        "patch",
+        "diff",
+        "line",
+        "column",
+    ]
 )
 
 
