@@ -14,37 +14,15 @@ is itself a valid single-document file when there is one document.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads
 from ..storyline import validate
+from .base import Record, as_bytes, parses
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
-_BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(frozen=True)
-class Record:
-    """One source record: the document it gave, or the error that refused it (never both)."""
-
-    line: int | None  # 1-based line for JSON Lines input; None for a single-document file
-    raw: bytes  # the record's source bytes, for a quarantine file
-    story: dict[str, Any] | None = None
-    error: PchronicleError | None = None
-    value: Any = None  # the parsed JSON value, also when it was refused (for reporting every error)
-
-
-def _as_bytes(data: str | bytes | bytearray | memoryview) -> bytes:
-    if isinstance(data, str):
-        try:
-            data = data.encode("utf-8")
-        except UnicodeEncodeError:
-            raise FormatError("text holds a lone surrogate, which is not valid UTF-8") from None
-    data = bytes(data)
-    return data[len(_BOM) :] if data.startswith(_BOM) else data
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
@@ -54,13 +32,15 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     first non-blank line is a JSON value by itself (blank lines are skipped). A file that is neither is
     one error for the whole file.
     """
-    data = _as_bytes(data)
+    data = as_bytes(data, document_id)
+    if not data.strip():
+        return  # an empty file holds no documents
     try:
         whole = loads(data, document_id=document_id)
     except FormatError as whole_error:
         lines = data.split(b"\n")
         first = next((i for i, raw in enumerate(lines) if raw.strip()), None)
-        if first is None or not _parses(lines[first]) or len([ln for ln in lines if ln.strip()]) < 2:
+        if first is None or not parses(lines[first]) or len([ln for ln in lines if ln.strip()]) < 2:
             yield Record(whole_error.line, data, error=whole_error)
             return
         for i, raw in enumerate(lines):
@@ -74,14 +54,6 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
             yield _record(value, raw, document_id, i + 1)
         return
     yield _record(whole, data, document_id, None)
-
-
-def _parses(raw: bytes) -> bool:
-    try:
-        loads(raw)
-    except FormatError:
-        return False
-    return True
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:
