@@ -15,13 +15,14 @@ from collections.abc import Iterable, Mapping
 from types import ModuleType
 from typing import Any
 
+from . import openai_msg as _openai_msg
 from . import storyline as _storyline
 
 __all__ = ["convert", "format_names", "from_storyline", "get_format", "into_storyline"]
 
 # name → module; aliases map to the canonical name. Adding a format is one module and one line here.
-_FORMATS: dict[str, ModuleType] = {"storyline": _storyline}
-_ALIASES: dict[str, str] = {}
+_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg)}
+_ALIASES: dict[str, str] = {alias: m.NAME for m in _FORMATS.values() for alias in m.ALIASES}
 
 
 def format_names() -> list[str]:
