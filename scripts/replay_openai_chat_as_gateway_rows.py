@@ -2,7 +2,8 @@
 
 Run once by hand (not at test time); the outputs are committed under pchronicle_datasets/samples/openai_msg/:
 
-    python scripts/replay_openai_chat_as_gateway_rows.py ../shared/corpora/openai_chat pchronicle_datasets/samples/openai_msg
+    python scripts/replay_openai_chat_as_gateway_rows.py \
+        ../shared/corpora/openai_chat pchronicle_datasets/samples/openai_msg
 
 Each assistant message of a conversation becomes one row, as an API gateway logs one call: `messages` is
 the whole history sent with the request, `response` the assistant message returned, and `meta_json`
