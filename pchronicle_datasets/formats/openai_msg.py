@@ -641,8 +641,8 @@ class _Session:
                     consumed.append(key)
                     if key != "reasoning_content":
                         hint["reason_key"] = key
-                    elif value is None:
-                        hint.setdefault("forms", {})[f"{rel}/reasoning_content"] = "null"
+                    if value is None:
+                        hint.setdefault("forms", {})[f"{rel}/{key}"] = "null"
                 break
         calls = self._tool_calls(msg, pointer, hint, rel)
         if not calls and type(msg.get("content")) is str:
@@ -911,8 +911,10 @@ def _get(obj: Any, tokens: list[str]) -> tuple[bool, Any, Any]:
     return True, parent, obj
 
 
-def _call_message(call: dict) -> dict:
-    return {"id": call["tcid"], "type": "function", "function": {"name": call["fn"], "arguments": call["args"]}}
+def _call_message(call: dict, *, encode_args: bool = False) -> dict:
+    """An OpenAI tool call; ``encode_args`` writes ``arguments`` as the JSON string the wire format uses."""
+    args = dumps(call["args"]).decode("utf-8") if encode_args else call["args"]
+    return {"id": call["tcid"], "type": "function", "function": {"name": call["fn"], "arguments": args}}
 
 
 def _project(msg: dict) -> dict:
@@ -1105,7 +1107,7 @@ def _synthesize(story: dict) -> list[dict]:
             role = {"user": "user", "agent": "assistant"}.get(src, "system")
             msg: dict[str, Any] = {"role": role, "content": turn["msg"]}
             if role == "assistant" and turn.get("tool_calls"):
-                msg["tool_calls"] = [_call_message(c) for c in turn["tool_calls"]]
+                msg["tool_calls"] = [_call_message(c, encode_args=True) for c in turn["tool_calls"]]
             history.append(msg)
             earlier_calls |= own_calls
             history.extend(results_of(turn, earlier_calls))
@@ -1116,7 +1118,7 @@ def _synthesize(story: dict) -> list[dict]:
         if "reason" in turn:
             out["reasoning_content"] = turn["reason"]
         if turn.get("tool_calls"):
-            out["tool_calls"] = [_call_message(c) for c in turn["tool_calls"]]
+            out["tool_calls"] = [_call_message(c, encode_args=True) for c in turn["tool_calls"]]
         row: dict[str, Any] = {"session_id": story["session"], "step_id": step}
         if "run" in story:
             row["job_id"] = story["run"]
