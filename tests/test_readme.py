@@ -36,3 +36,6 @@ def test_main_command_validates_and_converts_the_samples(tmp_path):
     table = pq.read_table(tmp_path / "out" / "harbor_goldens.parquet")
     assert table.num_rows == 6
     assert table.schema.names == list(pc.STORYLINE_FEATURES)
+    converted = (tmp_path / "out" / "gateway_capture.storyline.jsonl").read_bytes()
+    sessions = pc.into_storyline("storyline", converted)
+    assert [s["origin"]["format"] for s in sessions] == ["openai-msg"] * 3
