@@ -20,10 +20,10 @@ import orjson
 
 from pchronicle_datasets import into_storyline
 
-WORDS = (
-    "the file build test error fix python import module function return value list path config run step "
-    "agent tool result ok failed retry read write patch diff line column"
-).split()
+WORDS = tuple(
+    "the file build test error fix python import module function return value list path config run step "  # noqa: SIM905
+    "agent tool result ok failed retry read write patch diff line column".split()
+)
 
 
 def _text(rng: random.Random, n: int) -> str:
@@ -80,7 +80,7 @@ def session_rows(rng: random.Random, s: int, steps: int) -> list[dict]:
                 "meta_json": orjson.dumps(meta).decode(),
             }
         )
-        history = history + [{k: v for k, v in response.items() if k != "reasoning_content"}]
+        history = [*history, {k: v for k, v in response.items() if k != "reasoning_content"}]
         for call in calls:
             history.append({"role": "tool", "tool_call_id": call["id"], "content": _text(rng, rng.randint(20, 300))})
         if rng.random() < 0.2:

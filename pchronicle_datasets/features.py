@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -233,7 +234,10 @@ def _result_failed(content: Any) -> bool:
         try:
             parsed = orjson.loads(content)
         except orjson.JSONDecodeError:
-            return not content or content.strip().lower().startswith("error:")
+            try:  # the reference parses with Python's json, which also takes NaN, Infinity, lone surrogates
+                parsed = json.loads(content)
+            except ValueError:
+                return not content or content.strip().lower().startswith("error:")
     if isinstance(parsed, dict):
         if parsed.get("error") is not None:
             return True
@@ -275,10 +279,11 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
                 entry[2 if _result_failed(call["result"]) else 1] += 1
     for turn in turns:
         for res in _observation_results(turn):
-            if isinstance(res, dict):
-                fn = by_id.get(res.get("source_call_id"))  # type: ignore[arg-type]
-                if fn is not None:
-                    stats[fn][2 if _result_failed(res.get("content")) else 1] += 1
+            sid = res.get("source_call_id") if isinstance(res, dict) else None
+            fn = by_id.get(sid) if isinstance(sid, str) else None
+            if fn is not None:
+                # A result without content is "" to the reference (msg.get("content", "")): a failure.
+                stats[fn][2 if _result_failed(res.get("content", "")) else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

@@ -485,6 +485,9 @@ def _check_unknown_fields(run: _Run, uf: Any) -> bool:
         return False
     for name, entry in sources.items():
         base = join("/unknown_fields/sources", name)
+        if not isinstance(name, str):
+            run.err(base, f"a residual source name is a string, got {_jtype(name)}")
+            continue
         if not name:
             run.err(base, "a residual source needs a non-empty format name")
         if type(entry) is not dict:
