@@ -9,7 +9,7 @@ import orjson
 
 from ..errors import FormatError, PchronicleError
 
-__all__ = ["Record", "as_bytes", "parses"]
+__all__ = ["Record", "as_bytes", "json_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -38,11 +38,23 @@ def as_bytes(data: str | bytes | bytearray | memoryview, document_id: str | None
     return data[len(_BOM) :] if data.startswith(_BOM) else data
 
 
-def parses(raw: bytes) -> bool:
-    """Whether ``raw`` is one JSON text (orjson alone: a value it would misread still counts as JSON here,
-    so that the strict parse of that line reports it with its pointer)."""
-    try:
-        orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return False
-    return True
+def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
+    """The non-blank lines ``(1-based line number, bytes)`` when ``data`` (which is not one JSON text) is
+    JSON Lines, else None.
+
+    It is JSON Lines when it has two non-blank lines or more and one of them is, by itself, a non-empty
+    JSON object: a pretty-printed document never has such a line (its objects span several lines), while
+    JSON Lines keeps its good lines even when the first is broken. orjson alone decides here, so a line it
+    would misread (an integer beyond 64 bits) still counts, and its strict parse later reports the value.
+    """
+    lines = [(i + 1, raw) for i, raw in enumerate(data.split(b"\n")) if raw.strip()]
+    if len(lines) < 2:
+        return None
+    for _, raw in lines:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and value:
+            return lines
+    return None

@@ -27,7 +27,7 @@ from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads
 from ..pointer import join, parse
 from ..storyline import INT64_MAX, compute_unknown_key_counts, is_time, validate
-from .base import Record, as_bytes, parses
+from .base import Record, as_bytes, json_lines
 
 NAME = "openai-msg"
 ALIASES = ("openai-messages",)
@@ -135,21 +135,18 @@ def _rows(data: bytes, document_id: str | None) -> Iterator[tuple[int, Any, int 
     try:
         whole = loads(data, document_id=document_id)
     except FormatError as whole_error:
-        lines = data.split(b"\n")
-        nonblank = [i for i, raw in enumerate(lines) if raw.strip()]
-        if len(nonblank) < 2 or not parses(lines[nonblank[0]]):
-            yield {}
+        lines = json_lines(data)
+        yield {}
+        if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
-        yield {}
-        for i in nonblank:
-            raw = lines[i]
+        for number, raw in lines:
             try:
-                row = loads(raw, document_id=document_id, line=i + 1)
+                row = loads(raw, document_id=document_id, line=number)
             except FormatError as exc:
-                yield Record(i + 1, raw, error=exc)
+                yield Record(number, raw, error=exc)
                 continue
-            yield (i, row, i + 1, raw)
+            yield (number - 1, row, number, raw)
         return
     if isinstance(whole, list):
         yield {}
@@ -482,6 +479,8 @@ class _Session:
         if "messages" in row:
             hint["keys"].append("messages")
         if msgs is None:
+            if "messages" in row:
+                hint.setdefault("forms", {})["messages"] = "null"
             msgs = []
         if not isinstance(msgs, list):
             raise self.error(f"{base}/messages", f"messages must be an array, got {type(msgs).__name__}", line)
@@ -532,19 +531,26 @@ class _Session:
         if last_user is not None:
             request = self._request_turn(msgs[last_user], f"{base}/messages/{last_user}")
             hint["user"] = last_user
-        response_turn = self._response_turn(output, out_ptr, r, hint)
-
+        # Results answer calls made before them: resolve those that precede the output before its calls
+        # are registered (a reused id such as `call_0` is renamed only for the new call), the rest after.
         results: list[dict] = []
         tool_idx: list[int] = []
-        for m in new:
-            if m in (last_user, out_index) or m in ctx_idx:
-                continue
-            msg = msgs[m]
-            if msg.get("role") == "tool" and _nonempty_str(msg.get("tool_call_id")):
-                results.append(self._tool_result(msg, f"{base}/messages/{m}"))
-                tool_idx.append(m)
-            else:
-                self.keep(f"{base}/messages/{m}", msg)  # new, but neither selected nor a copy: kept whole
+
+        def take(messages: range) -> None:
+            for m in messages:
+                if m in (last_user, out_index) or m in ctx_idx:
+                    continue
+                msg = msgs[m]
+                if msg.get("role") == "tool" and _nonempty_str(msg.get("tool_call_id")):
+                    results.append(self._tool_result(msg, f"{base}/messages/{m}"))
+                    tool_idx.append(m)
+                else:
+                    self.keep(f"{base}/messages/{m}", msg)  # new, but neither selected nor a copy: kept whole
+
+        split = len(msgs) if out_index == -1 else out_index
+        take(range(p, split))
+        response_turn = self._response_turn(output, out_ptr, r, hint)
+        take(range(max(p, split), len(msgs)))
         if results:
             response_turn["observation"] = {"results": results}
             hint["tools"] = tool_idx
@@ -1040,20 +1046,36 @@ class _Recover:
             c += 1
         return out
 
+    @staticmethod
+    def _has_calls(turn: dict, hint: dict, rel: str) -> bool:
+        """Whether the source message had a tool_calls list (usable calls, or only calls kept whole)."""
+        if turn.get("tool_calls") and not hint.get("derived_calls"):
+            return True
+        prefix = f"{rel}/tool_calls/"
+        return any(k.startswith(prefix) and v == "residual" for k, v in (hint.get("forms") or {}).items())
+
     def _context_message(self, turn: dict, hint: dict, m: int) -> dict:
         role = {"system": "system", "user": "user", "agent": "assistant"}[turn["src"]]
         msg: dict[str, Any] = {"role": role, "content": turn["msg"]}
-        if turn.get("tool_calls"):
-            msg["tool_calls"] = self._calls(turn["tool_calls"], hint, f"messages/{m}")
+        if self._has_calls(turn, hint, f"messages/{m}"):
+            msg["tool_calls"] = self._calls(turn.get("tool_calls") or [], hint, f"messages/{m}")
         return msg
 
     def _output_message(self, turn: dict, hint: dict) -> dict:
         rel = "response" if hint["out"] == -1 else f"messages/{hint['out']}"
-        msg: dict[str, Any] = {"role": "assistant", "content": turn["msg"]}
+        forms = hint.get("forms") or {}
+        msg: dict[str, Any] = {"role": "assistant"}
+        if forms.get(f"{rel}/refusal") == "msg":  # the refusal was the fallback msg: it goes back to refusal
+            content = forms.get(f"{rel}/content")
+            if isinstance(content, dict):
+                msg["content"] = content["value"]
+            msg["refusal"] = turn["msg"]
+        else:
+            msg["content"] = turn["msg"]
         if "reason" in turn:
             msg[hint.get("reason_key", "reasoning_content")] = turn["reason"]
-        if turn.get("tool_calls") and not hint.get("derived_calls"):
-            msg["tool_calls"] = self._calls(turn["tool_calls"], hint, rel)
+        if self._has_calls(turn, hint, rel):
+            msg["tool_calls"] = self._calls(turn.get("tool_calls") or [], hint, rel)
         return msg
 
     def _apply_forms(self, row: dict, hint: dict) -> None:
@@ -1071,14 +1093,7 @@ class _Recover:
                     del parent[tokens[-1]]
             elif form == "null":
                 _set(row, tokens, None)
-            elif form == "msg":  # refusal was the fallback msg: it goes back to refusal
-                found_c, _, content = _get(row, [*tokens[:-1], "content"])
-                _set(row, tokens, content)
-                cform = forms.get(f"{'/'.join(tokens[:-1])}/content")
-                if isinstance(cform, dict):
-                    _set(row, [*tokens[:-1], "content"], cform["value"])
-                elif found_c:
-                    del _get(row, tokens[:-1])[2]["content"]
+            # "msg", {"value": …} (the refusal fallback) and "residual" are laid out while building rows.
 
 
 def _synthesize(story: dict) -> list[dict]:

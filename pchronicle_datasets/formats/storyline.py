@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads
 from ..storyline import validate
-from .base import Record, as_bytes, parses
+from .base import Record, as_bytes, json_lines
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
@@ -38,20 +38,17 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     try:
         whole = loads(data, document_id=document_id)
     except FormatError as whole_error:
-        lines = data.split(b"\n")
-        first = next((i for i, raw in enumerate(lines) if raw.strip()), None)
-        if first is None or not parses(lines[first]) or len([ln for ln in lines if ln.strip()]) < 2:
+        lines = json_lines(data)
+        if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
-        for i, raw in enumerate(lines):
-            if not raw.strip():
-                continue
+        for number, raw in lines:
             try:
-                value = loads(raw, document_id=document_id, line=i + 1)
+                value = loads(raw, document_id=document_id, line=number)
             except FormatError as exc:
-                yield Record(i + 1, raw, error=exc)
+                yield Record(number, raw, error=exc)
                 continue
-            yield _record(value, raw, document_id, i + 1)
+            yield _record(value, raw, document_id, number)
         return
     yield _record(whole, data, document_id, None)
 
