@@ -25,6 +25,7 @@ from .storyline import (
     turn_kind,
     validate,
 )
+from .training import to_messages, to_sharegpt
 
 __version__ = "0.1.0"
 
@@ -47,6 +48,8 @@ __all__ = [
     "row_to_story",
     "rows_to_table",
     "story_to_row",
+    "to_messages",
+    "to_sharegpt",
     "turn_kind",
     "validate",
 ]

@@ -16,12 +16,13 @@ from types import ModuleType
 from typing import Any
 
 from . import openai_msg as _openai_msg
+from . import sharegpt as _sharegpt
 from . import storyline as _storyline
 
 __all__ = ["convert", "format_names", "from_storyline", "get_format", "into_storyline"]
 
 # name → module; aliases map to the canonical name. Adding a format is one module and one line here.
-_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg)}
+_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt)}
 _ALIASES: dict[str, str] = {alias: m.NAME for m in _FORMATS.values() for alias in m.ALIASES}
 
 
@@ -50,11 +51,11 @@ def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = Non
     return get_format(fmt).decode(data, document_id)
 
 
-def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> str:
-    """Encode one Storyline document or several into format ``fmt``'s text."""
+def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:
+    """Encode one Storyline document or several into format ``fmt``'s text (``options``: the format's own)."""
     if isinstance(stories, Mapping):
         stories = [stories]
-    return get_format(fmt).encode(list(stories))
+    return get_format(fmt).encode(list(stories), **options)
 
 
 def convert(src: str, dst: str, data: str | bytes, *, document_id: str | None = None) -> str:

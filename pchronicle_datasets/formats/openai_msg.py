@@ -1164,13 +1164,15 @@ def _synthesize(story: dict) -> list[dict]:
     return rows
 
 
-def encode(stories: list[dict[str, Any]]) -> str:
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """Rows for Storyline documents: JSON Lines, or an envelope when root fields must come back.
 
     Documents read from openai-msg are recovered from their residual and export hints (same source);
     others get synthesized rows (RFC-0009: ``job_id``, ``agent_id``, ``agent_model``), with their own
     formats' residual carried in a version-1 ``_storyline`` envelope on the session's first row.
     """
+    if options:
+        raise TypeError(f"the {NAME} writer takes no options, got {sorted(options)}")
     files: dict[str, int] = {}
     keyed: list[tuple[tuple, dict]] = []
     root: dict[str, Any] = {}

@@ -80,8 +80,10 @@ def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, 
     return stories
 
 
-def encode(stories: list[dict[str, Any]]) -> str:
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """JSON Lines, one compact document per line; each document is validated first."""
+    if options:
+        raise TypeError(f"the {NAME} writer takes no options, got {sorted(options)}")
     out = []
     for story in stories:
         validate(story)

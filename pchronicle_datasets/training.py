@@ -1,0 +1,153 @@
+"""Map functions that turn Storyline rows into training examples, for ``ds.map``.
+
+Both take a Storyline document or a dataset row of ``STORYLINE_FEATURES`` (or, with ``batched=True``, a
+batch of rows), never change their input, and raise ``FormatError`` with a pointer on a malformed row.
+
+>>> import pchronicle_datasets as pc
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
+...     {"id": 1, "src": "user", "msg": "2+2?"}, {"id": 2, "src": "agent", "msg": "4", "reason": "easy"}]}
+>>> [c["value"] for c in pc.to_sharegpt(story)["conversations"][1:]]
+['2+2?', '<think>\\neasy\\n</think>\\n4']
+>>> pc.to_messages(story)["messages"][1]
+{'role': 'assistant', 'content': '4', 'reasoning_content': 'easy'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import FormatError
+from .features import _DOCUMENT, _TURN, row_to_story
+from .formats.sharegpt import _results_by_turn, conversation, text_of, tool_schema
+from .storyline import validate
+
+__all__ = ["to_messages", "to_sharegpt"]
+
+_ROW_TURN_KEYS = frozenset(name for name, _ in _TURN)
+_ROW_KEYS = frozenset(name for name, _ in _DOCUMENT)
+
+
+def _is_row(example: Mapping[str, Any]) -> bool:
+    """A dataset row carries every document column (absent fields as None) and JSON text for ``any``."""
+    if "num_turns" in example or "tool_stats" in example:
+        return True
+    if not example.keys() >= _ROW_KEYS:
+        return False
+    turns = example.get("turns") or []
+    return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS
+
+
+def _story(example: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        story = row_to_story(example) if _is_row(example) else example
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
+        raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}") from None
+    validate(story)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
+    return story  # type: ignore[return-value]
+
+
+def _batched(fn: Callable[..., dict[str, Any]], batch: Mapping[str, list], **options: Any) -> dict[str, list]:
+    size = len(next(iter(batch.values()))) if batch else 0
+    out: dict[str, list] = {}
+    for i in range(size):
+        one = fn({k: v[i] for k, v in batch.items()}, **options)
+        for key, value in one.items():
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def _is_batch(example: Mapping[str, Any]) -> bool:
+    session = example.get("session")
+    return isinstance(session, list)
+
+
+def to_sharegpt(
+    example: Mapping[str, Any],
+    *,
+    keep_system_prompt: bool = False,
+    empty_think: bool = True,
+    drop_copied: bool = False,
+    keep_invalid_args: bool = False,
+) -> dict[str, Any]:
+    """``{"conversations": [{"from", "value"}, …]}`` for a Storyline document or dataset row.
+
+    The output equals, byte for byte, what the reference agent's converter writes for the same
+    trajectory (``docs/formats/sharegpt.md`` lists the deliberate differences). Options, all off by
+    default: keep the source system prompt instead of the generated one, no empty ``<think>`` block, drop
+    copied context turns, keep invalid (string) arguments raw instead of ``{}``.
+
+    >>> from datasets import Dataset
+    >>> import pchronicle_datasets as pc
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+    ...          "turns": [{"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}]}
+    >>> ds = Dataset(pc.rows_to_table([pc.story_to_row(story)]))
+    >>> ds.map(pc.to_sharegpt, remove_columns=ds.column_names)[0]["conversations"][2]
+    {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
+    """
+    options = {
+        "keep_system_prompt": keep_system_prompt,
+        "empty_think": empty_think,
+        "drop_copied": drop_copied,
+        "keep_invalid_args": keep_invalid_args,
+    }
+    if _is_batch(example):
+        return _batched(to_sharegpt, example, **options)
+    return {"conversations": conversation(_story(example), **options)}
+
+
+def _tools(story: Mapping[str, Any]) -> list[dict[str, Any]]:
+    tools = story["agent"].get("tools")
+    out = []
+    for tool in tools if isinstance(tools, list) else []:
+        fn = tool_schema(tool)
+        if fn is not None:
+            out.append(
+                {"type": "function", "function": {k: v for k, v in fn.items() if not (k == "required" and v is None)}}
+            )
+    return out
+
+
+def to_messages(example: Mapping[str, Any], *, drop_copied: bool = False) -> dict[str, Any]:
+    """``{"messages": [...], "tools": [...]}`` in the conversational tool-calling shape of TRL and chat templates.
+
+    Roles ``system``/``user``/``assistant``/``tool``; assistant ``tool_calls`` as
+    ``{"id", "type": "function", "function": {"name", "arguments": <object>}}``; ``reasoning_content`` kept;
+    one ``tool`` message (``name``, ``tool_call_id``, text ``content``) per result, right after the turn whose
+    call it answers; ``tools`` as OpenAI function schemas. Every ``content`` is a string.
+
+    >>> import pchronicle_datasets as pc
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": [
+    ...     {"name": "ls", "description": "list", "parameters": {"type": "object"}}]}, "turns": [
+    ...     {"id": 1, "src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "ls", "args": {"p": "."}}],
+    ...      "observation": {"results": [{"source_call_id": "c1", "content": "a.txt"}]}}]}
+    >>> out = pc.to_messages(story)
+    >>> out["messages"][1]
+    {'role': 'tool', 'name': 'ls', 'tool_call_id': 'c1', 'content': 'a.txt'}
+    >>> out["tools"][0]["function"]["name"]
+    'ls'
+    """
+    if _is_batch(example):
+        return _batched(to_messages, example, drop_copied=drop_copied)
+    story = _story(example)
+    placed = _results_by_turn(story)
+    messages: list[dict[str, Any]] = []
+    for t, turn in enumerate(story["turns"]):
+        if drop_copied and turn.get("copied"):
+            continue
+        src = turn["src"]
+        role = {"user": "user", "agent": "assistant"}.get(src, "system")
+        msg: dict[str, Any] = {"role": role, "content": text_of(turn["msg"])}
+        if src == "agent":
+            if isinstance(turn.get("reason"), str):
+                msg["reasoning_content"] = turn["reason"]
+            calls = turn.get("tool_calls") or []
+            if calls:
+                msg["tool_calls"] = [
+                    {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": c["args"]}}
+                    for c in calls
+                ]
+        messages.append(msg)
+        for cid, name, content in placed.get(t, []) if turn.get("tool_calls") else []:
+            messages.append({"role": "tool", "name": name, "tool_call_id": cid, "content": text_of(content)})
+    return {"messages": messages, "tools": _tools(story)}
