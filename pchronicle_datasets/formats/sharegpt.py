@@ -453,11 +453,13 @@ class _Reader:
                 role == "tool"
                 and last_agent is not None
                 and last_agent.get("tool_calls")
-                and (isinstance(value, str) and "observation" not in last_agent)
+                and "observation" not in last_agent
+                and isinstance(value, str)
+                and (links := self._responses(last_agent, value))
             ):
                 # The one tool turn the writer puts after a gpt turn with calls.
                 last_agent["observation"] = {"results": []}
-                pending.append((last_agent, ptr, value, self._responses(last_agent, value)))
+                pending.append((last_agent, ptr, value, links))
             else:
                 self.residual[ptr] = element  # a role this dialect does not know: kept whole
         self._assign_ids(turns, pending)
@@ -513,7 +515,7 @@ class _Reader:
                 sid = calls[pick]["tcid"] if pick is not None else cid
                 results.append({"source_call_id": sid, "content": content})
                 triples.append((sid, calls[pick]["fn"] if pick is not None else "unknown", content))
-            if not links or tool_value(triples) != value:
+            if tool_value(triples) != value:
                 self.residual[f"{ptr}/value"] = value
             self.tool_elements.append(ptr)
 
