@@ -204,6 +204,34 @@ def _decode(row: Mapping[str, Any], cols: list) -> dict[str, Any]:
     return out
 
 
+# What the training map functions read of a row: decoding only this skips the JSON text they never look at
+# (metrics, residual, meta…), which is most of a row's bytes for gateway captures.
+_TRAINING_VIEW = [
+    ("session", S),
+    ("agent", [("id", S), ("model", S), ("tools", J)]),
+    (
+        "turns",
+        (
+            "list",
+            [
+                ("id", INT),
+                ("src", S),
+                ("msg", J),
+                ("reason", S),
+                ("tool_calls", ("list", [("tcid", S), ("fn", S), ("args", J), ("result", J)])),
+                ("observation", J),
+                ("copied", B),
+            ],
+        ),
+    ),
+]
+
+
+def training_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a row's document that ``to_sharegpt``/``to_messages`` read (not a whole document)."""
+    return _decode(row, _TRAINING_VIEW)
+
+
 def row_to_story(row: Mapping[str, Any]) -> dict[str, Any]:
     """The Storyline document of a dataset row: Python objects, every JSON value exactly as written.
 

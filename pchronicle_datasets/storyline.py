@@ -410,10 +410,24 @@ def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
             else:
                 run.err(child, f"undeclared key {key!r} in {spec.name} (extensions belong in extra/meta)")
             continue
+        typ = entry[0]
+        t = type(item)
+        # Fast paths for the common valid values: no call, no pointer string built.
+        if t is str:
+            if (typ is STR or typ is ANY or (typ is NESTR and item)) and item.isascii():
+                continue
+        elif t is int:
+            if (typ is INT or typ is ANY) and INT64_MIN <= item <= INT64_MAX:
+                continue
+        elif t is bool:
+            if typ is BOOL or typ is ANY:
+                continue
+        elif item is None and typ is ANY:
+            continue
         if spec.lenient and _absentish(item):
             continue
-        # Declared names need no RFC 6901 escaping, so the hot path skips join().
-        _check_value(run, entry[0], item, f"{pointer}/{key}")
+        # Declared names need no RFC 6901 escaping, so the slow path skips join() too.
+        _check_value(run, typ, item, f"{pointer}/{key}")
     for key in spec.required:
         if key not in value:
             run.err(join(pointer, key), f"required {spec.name} field {key!r} is missing")

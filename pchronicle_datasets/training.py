@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import FormatError
-from .features import _DOCUMENT, _TURN, row_to_story
+from .features import _DOCUMENT, _TURN, row_to_story, training_view
 from .formats.sharegpt import _results_by_turn, conversation, text_of, tool_schema
-from .storyline import validate
+from .storyline import SCHEMA_VERSION, validate
 
 __all__ = ["to_messages", "to_sharegpt"]
 
@@ -38,13 +38,59 @@ def _is_row(example: Mapping[str, Any]) -> bool:
     return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS
 
 
-def _story(example: Mapping[str, Any]) -> dict[str, Any]:
+def _convertible(story: Mapping[str, Any]) -> bool:
+    """The invariants the conversion relies on, checked in one cheap pass: a full validation per example
+    would cost as much as the conversion itself. Anything else that is wrong trips the conversion, and the
+    validator then names it; a document that fails here is validated at once."""
+    if story.get("schema_version") != SCHEMA_VERSION or not isinstance(story.get("agent"), Mapping):
+        return False
+    turns = story.get("turns")
+    if not isinstance(turns, list):
+        return False
+    seen: set[str] = set()
+    for turn in turns:
+        if not isinstance(turn, Mapping) or type(turn.get("src")) is not str or "msg" not in turn:
+            return False
+        calls = turn.get("tool_calls")
+        if calls is None:
+            continue
+        if not isinstance(calls, list):
+            return False
+        for call in calls:
+            if not isinstance(call, Mapping) or type(call.get("fn")) is not str or not call["fn"]:
+                return False
+            tcid = call.get("tcid")
+            if type(tcid) is not str or not tcid or tcid in seen or "args" not in call:
+                return False
+            seen.add(tcid)
+    return True
+
+
+def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``convert`` on the document of ``example``.
+
+    A document given as a dict has the invariants the conversion relies on checked first. A dataset row of
+    ``STORYLINE_FEATURES`` was validated when it was written, so it is converted straight away — the map
+    functions run once per example over whole corpora — and only a row that trips the conversion is
+    validated, to raise the error with its pointer instead of a bare ``KeyError``.
+    """
+    if not _is_row(example):
+        if not _convertible(example):
+            validate(example)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
+        try:
+            return convert(example)  # type: ignore[arg-type]
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+            validate(example)
+            raise FormatError(f"the document cannot be converted: {exc!r}") from exc
     try:
-        story = row_to_story(example) if _is_row(example) else example
+        view = training_view(example)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
         raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}") from None
-    validate(story)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
-    return story  # type: ignore[return-value]
+    try:
+        return convert(view)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        validate(row_to_story(example))
+        raise FormatError(f"the row cannot be converted: {exc!r}") from exc
 
 
 def _batched(fn: Callable[..., dict[str, Any]], batch: Mapping[str, list], **options: Any) -> dict[str, list]:
@@ -93,7 +139,7 @@ def to_sharegpt(
     }
     if _is_batch(example):
         return _batched(to_sharegpt, example, **options)
-    return {"conversations": conversation(_story(example), **options)}
+    return _convert(example, lambda story: {"conversations": conversation(story, **options)})
 
 
 def _tools(story: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -129,7 +175,10 @@ def to_messages(example: Mapping[str, Any], *, drop_copied: bool = False) -> dic
     """
     if _is_batch(example):
         return _batched(to_messages, example, drop_copied=drop_copied)
-    story = _story(example)
+    return _convert(example, lambda story: _messages(story, drop_copied=drop_copied))
+
+
+def _messages(story: dict[str, Any], *, drop_copied: bool) -> dict[str, Any]:
     placed = _results_by_turn(story)
     messages: list[dict[str, Any]] = []
     for t, turn in enumerate(story["turns"]):

@@ -17,6 +17,7 @@ give back byte for byte keeps its exact value as residual, so same-source export
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -24,6 +25,8 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
+
+import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads
@@ -60,9 +63,12 @@ _SYSTEM_TOOLS = re.compile(r"\n<tools>\n(.*)\n</tools>\n", re.S)
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps builds one per call otherwise
+
+
 def jdumps(value: Any) -> str:
     """JSON as the reference writes it: ``json.dumps(…, ensure_ascii=False)`` with default separators."""
-    return json.dumps(value, ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 # ---------------------------------------------------------------------------------------------- writer
@@ -100,6 +106,22 @@ def tool_schema(tool: Any) -> dict[str, Any] | None:
 
 def system_prompt(tools: Any) -> str:
     """The seed's function-calling system prompt for these tool definitions."""
+    if not tools:
+        return _system_prompt(b"[]")
+    try:
+        key = orjson.dumps(tools)
+    except (TypeError, orjson.JSONEncodeError):
+        return _build_system_prompt(tools)
+    return _system_prompt(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _system_prompt(tools_json: bytes) -> str:
+    # A corpus has few tool sets: the prompt is built once per set (a json.dumps of every schema).
+    return _build_system_prompt(orjson.loads(tools_json))
+
+
+def _build_system_prompt(tools: Any) -> str:
     formatted = []
     for tool in tools if isinstance(tools, list) else []:
         fn = tool_schema(tool)

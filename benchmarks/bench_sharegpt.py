@@ -1,0 +1,168 @@
+"""`to_sharegpt` against the reference agent's own converter, on the same trajectories.
+
+The reference (hermes-agent's `convert_to_trajectory_format`) is not a dependency of this project: install
+it in a separate environment and point the benchmark at that interpreter:
+
+    python3 -m venv /tmp/hermes && /tmp/hermes/bin/pip install hermes-agent==0.19.0
+    .venv/bin/python benchmarks/bench_sharegpt.py --reference-python /tmp/hermes/bin/python
+
+Both sides convert the same generated agent trajectories (system + user task, assistant turns with native
+reasoning, parallel tool calls with JSON-string arguments, tool results, some JSON): the reference from
+its OpenAI message lists, `to_sharegpt` from the Storyline documents of the same conversations (and from
+dataset rows, which adds decoding the row's JSON text). The outputs are compared byte for byte first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+import pchronicle_datasets as pc
+
+WORDS = (
+    "the file build test error fix python import module function return value list path config run step "  # noqa: SIM905
+    "agent tool result ok failed retry read write patch diff line column".split()
+)
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": n,
+            "description": f"{n} tool",
+            "parameters": {"type": "object", "properties": {"arg": {"type": "string"}}, "required": ["arg"]},
+        },
+    }
+    for n in ("terminal", "read_file", "write_file", "web_search")
+]
+
+REFERENCE_SNIPPET = r"""
+import json, sys, time
+from agent.agent_runtime_helpers import convert_to_trajectory_format
+from agent.system_prompt import format_tools_for_system_message
+
+class Agent:
+    def __init__(self, tools):
+        self.tools = tools
+    def _format_tools_for_system_message(self):
+        return format_tools_for_system_message(self)
+
+corpus = json.load(open(sys.argv[1]))
+agent = Agent(corpus["tools"])
+best = float("inf")
+for _ in range(int(sys.argv[3])):
+    start = time.perf_counter()
+    out = [convert_to_trajectory_format(agent, t, t[0]["content"], True) for t in corpus["trajectories"]]
+    best = min(best, time.perf_counter() - start)
+json.dump({"seconds": best, "outputs": out}, open(sys.argv[2], "w"), ensure_ascii=False)
+"""
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def trajectory(rng: random.Random, i: int) -> list[dict]:
+    """OpenAI messages as the agent keeps them (reasoning in the internal `reasoning` field)."""
+    messages: list[dict] = [{"role": "user", "content": _text(rng, 30)}]
+    for step in range(rng.randint(4, 12)):
+        calls = [
+            {
+                "id": f"call_{i}_{step}_{c}",
+                "type": "function",
+                "function": {
+                    "name": rng.choice(TOOLS)["function"]["name"],
+                    "arguments": json.dumps({"arg": _text(rng, 6)}),
+                },
+            }
+            for c in range(rng.randint(0, 3))
+        ]
+        msg: dict = {
+            "role": "assistant",
+            "content": _text(rng, rng.randint(0 if calls else 1, 40)),
+            "reasoning": _text(rng, rng.randint(0, 60)),
+        }
+        if calls:
+            msg["tool_calls"] = calls
+        messages.append(msg)
+        for call in calls:
+            content = (
+                json.dumps({"output": _text(rng, 30), "error": None})
+                if rng.random() < 0.5
+                else _text(rng, rng.randint(5, 120))
+            )
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
+    messages.append({"role": "assistant", "content": _text(rng, 20), "reasoning": _text(rng, 10)})
+    return messages
+
+
+def to_story(messages: list[dict], i: int) -> dict:
+    """The same conversation as a Storyline document, through the openai-msg reader (one row per call)."""
+    rows, step = [], 0
+    for k, msg in enumerate(messages):
+        if msg["role"] == "assistant":
+            step += 1
+            rows.append({"session_id": f"s{i}", "step_id": step, "messages": messages[:k], "response": msg})
+    [story] = pc.into_storyline("openai-msg", orjson.dumps(rows))
+    story["agent"]["tools"] = TOOLS
+    return story
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trajectories", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reference-python", help="interpreter with hermes-agent installed")
+    args = parser.parse_args()
+    rng = random.Random(5)
+    trajectories = [trajectory(rng, i) for i in range(args.trajectories)]
+    stories = [to_story(t, i) for i, t in enumerate(trajectories)]
+    rows = pc.rows_to_table(pc.story_to_row(s) for s in stories).to_pylist()
+
+    ours = best_of(lambda: [pc.to_sharegpt(s) for s in stories], args.repeat)
+    ours_rows = best_of(lambda: [pc.to_sharegpt(r) for r in rows], args.repeat)
+    print(f"{args.trajectories} trajectories, {sum(len(t) for t in trajectories)} messages")
+    print(f"{'converter':<44}{'seconds':>9}{'traj/s':>10}")
+    print(f"{'to_sharegpt (Storyline documents)':<44}{ours:>9.3f}{args.trajectories / ours:>10.0f}")
+    print(
+        f"{'to_sharegpt (dataset rows, JSON text decoded)':<44}{ours_rows:>9.3f}{args.trajectories / ours_rows:>10.0f}"
+    )
+    if not args.reference_python:
+        print("reference: not run (pass --reference-python)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus, result = Path(tmp) / "corpus.json", Path(tmp) / "result.json"
+        corpus.write_text(json.dumps({"tools": TOOLS, "trajectories": trajectories}))
+        subprocess.run(
+            [args.reference_python, "-c", REFERENCE_SNIPPET, str(corpus), str(result), str(args.repeat)], check=True
+        )
+        ref = json.loads(result.read_text())
+    same = sum(pc.to_sharegpt(s)["conversations"] == o for s, o in zip(stories, ref["outputs"], strict=True))
+    label, sec = "reference convert_to_trajectory_format", ref["seconds"]
+    print(f"{label:<44}{sec:>9.3f}{args.trajectories / sec:>10.0f}")
+    print(
+        f"identical outputs: {same}/{args.trajectories}; to_sharegpt is {ref['seconds'] / ours:.1f}x the "
+        f"reference's speed on documents, {ref['seconds'] / ours_rows:.1f}x on dataset rows"
+    )
+    if same != args.trajectories:
+        sys.exit("outputs differ from the reference")
+
+
+if __name__ == "__main__":
+    main()
