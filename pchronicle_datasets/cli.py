@@ -24,6 +24,8 @@ EPILOG = """examples:
   pchronicle-datasets validate run.storyline.json more/*.jsonl
   pchronicle-datasets convert run.storyline.json --from storyline --to parquet -o out/run.parquet
   pchronicle-datasets convert a.jsonl b.jsonl --from storyline --to storyline -o out/all.storyline.jsonl
+  pchronicle-datasets convert captures.jsonl --from openai-msg --to sharegpt -o out/train
+      (writes out/train/trajectory_samples.jsonl and out/train/failed_trajectories.jsonl)
 """
 TABLE_OUTPUTS = ("parquet",)
 
@@ -58,11 +60,26 @@ def cmd_convert(args: argparse.Namespace) -> int:
     for path in args.inputs:
         stories.extend(src.decode(_read(path), path))
     out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if args.target in TABLE_OUTPUTS:
+        out.parent.mkdir(parents=True, exist_ok=True)
         table = rows_to_table(story_to_row(s, check=False) for s in stories)
         pq.write_table(table, out)
+    elif get_format(args.target).NAME == "sharegpt":
+        # The seed's file names: completed trajectories and the others, in the folder OUT.
+        out.mkdir(parents=True, exist_ok=True)
+        fmt = get_format("sharegpt")
+        done = [s for s in stories if fmt.is_completed(s) is not False]
+        failed = [s for s in stories if fmt.is_completed(s) is False]
+        (out / "trajectory_samples.jsonl").write_text(fmt.encode(done), encoding="utf-8")
+        (out / "failed_trajectories.jsonl").write_text(fmt.encode(failed), encoding="utf-8")
+        print(
+            f"wrote {len(done)} completed trajectories to {out / 'trajectory_samples.jsonl'} and "
+            f"{len(failed)} others to {out / 'failed_trajectories.jsonl'}",
+            file=sys.stderr,
+        )
+        return 0
     else:
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(get_format(args.target).encode(stories), encoding="utf-8")
     print(f"wrote {len(stories)} document(s) to {out}", file=sys.stderr)
     return 0

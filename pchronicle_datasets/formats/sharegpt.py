@@ -669,6 +669,20 @@ def _jt(value: Any) -> str:
 # ------------------------------------------------------------------------------------------ file writer
 
 
+def is_completed(story: dict[str, Any]) -> bool | None:
+    """Whether the trajectory completed: ``/task/result/completed``, else the last agent turn's
+    ``metrics.is_session_completed`` (RFC-0009), else None (the document does not say)."""
+    result = (story.get("task") or {}).get("result") or {}
+    if isinstance(result.get("completed"), bool):
+        return result["completed"]
+    for turn in reversed(story["turns"]):
+        if turn["src"] == "agent":
+            metrics = turn.get("metrics")
+            value = metrics.get("is_session_completed") if isinstance(metrics, dict) else None
+            return value if isinstance(value, bool) else None
+    return None
+
+
 def record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> Any:
     """The JSON value of one trajectory record for a Storyline document.
 
