@@ -11,15 +11,18 @@ text, never paths: I/O belongs to the callers (the CLI, the datasets builder).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
+from ..compression import decompress
+from ..errors import FormatError
 from . import openai_msg as _openai_msg
 from . import sharegpt as _sharegpt
 from . import storyline as _storyline
+from .base import Record, as_bytes
 
-__all__ = ["convert", "format_names", "from_storyline", "get_format", "into_storyline"]
+__all__ = ["convert", "detect", "format_names", "from_storyline", "get_format", "into_storyline", "iter_records"]
 
 # name → module; aliases map to the canonical name. Adding a format is one module and one line here.
 _FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt)}
@@ -40,15 +43,62 @@ def get_format(name: str) -> ModuleType:
     return module
 
 
+def detect(head: bytes, document_id: str | None = None) -> ModuleType:
+    """The format of a file from its first (decompressed) bytes; ``FormatError`` listing what was tried
+    when no format or more than one claims it."""
+    matches = [m for m in _FORMATS.values() if m.sniff(head)]
+    if len(matches) == 1:
+        return matches[0]
+    tried = ", ".join(sorted(_FORMATS))
+    if not matches:
+        raise FormatError(f"the format of this file is not recognised (tried {tried})", document_id=document_id)
+    names = ", ".join(sorted(m.NAME for m in matches))
+    raise FormatError(
+        f"the format of this file is ambiguous: it looks like {names} (tried {tried}); name the format instead of auto",
+        document_id=document_id,
+    )
+
+
+def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+    """Every record of one source file, each with its document or the error that refused it, in file order.
+
+    ``data`` may be gzip (several members too), zstd or bzip2 compressed; a truncated gzip stream gives the
+    records of its complete members, then one error record. ``fmt`` may be ``"auto"``: the format is
+    detected from the content (``detect``)."""
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"a reader takes the file's text or bytes, got {type(data).__name__}")
+    try:
+        raw = as_bytes(data, document_id)
+    except FormatError as exc:
+        yield Record(None, b"", error=exc)
+        return
+    text, tail_error = decompress(raw, document_id)
+    if text.strip():
+        try:
+            module = detect(as_bytes(text[:65536]), document_id) if fmt == "auto" else get_format(fmt)
+        except FormatError as exc:
+            yield Record(None, text, error=exc)
+            return
+        yield from module.iter_records(text, document_id)
+    if tail_error is not None:
+        yield Record(None, b"", error=tail_error)
+
+
 def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = None) -> list[dict[str, Any]]:
     """Decode ``data`` (the whole text or bytes of one source file) into valid Storyline documents.
 
-    ``document_id`` names the source (usually its relative path) in errors and in ``/origin``.
-    Raises ``FormatError`` or ``StorylineError`` with the pointer of the first problem.
+    ``document_id`` names the source (usually its relative path) in errors and in ``/origin``; ``data``
+    may be compressed (gzip, zstd, bzip2); ``fmt`` may be ``"auto"``. Raises ``FormatError`` or
+    ``StorylineError`` with the pointer of the first problem.
     """
-    if not isinstance(data, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"into_storyline takes the file's text or bytes, got {type(data).__name__}")
-    return get_format(fmt).decode(data, document_id)
+    if fmt != "auto":
+        get_format(fmt)  # an unknown name fails before any data is read
+    stories = []
+    for rec in iter_records(fmt, data, document_id):
+        if rec.error is not None:
+            raise rec.error
+        stories.append(rec.story)
+    return stories
 
 
 def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:

@@ -21,7 +21,6 @@ import functools
 import json
 import logging
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -290,35 +289,9 @@ def _elements(
 # ---------------------------------------------------------------------------------------------- reader
 
 
-def _members(data: bytes, document_id: str | None) -> Iterator[bytes | FormatError]:
-    """Concatenated gzip members, decompressed one by one; a truncated member is an error after the good ones."""
-    while data:
-        d = zlib.decompressobj(wbits=31)
-        try:
-            out = d.decompress(data)
-        except zlib.error as exc:
-            yield FormatError(f"not valid gzip data: {exc}", document_id=document_id)
-            return
-        if not d.eof:
-            yield FormatError("the gzip stream is truncated: its last member ends early", document_id=document_id)
-            return
-        yield out
-        data = d.unused_data.lstrip(b"\0")
-
-
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
-    """One Record per JSON Lines record (``.jsonl`` or concatenated-member ``.jsonl.gz``), in file order."""
-    data = as_bytes(data, document_id)
-    if data[:2] == b"\x1f\x8b":
-        offset = 0
-        for member in _members(data, document_id):
-            if isinstance(member, FormatError):
-                yield Record(None, b"", error=member)
-                return
-            yield from _text_records(member, document_id, offset)
-            offset += member.count(b"\n") + (0 if member.endswith(b"\n") or not member else 1)
-        return
-    yield from _text_records(data, document_id, 0)
+    """One Record per JSON Lines record (or per element of a JSON array of records), in file order."""
+    yield from _text_records(as_bytes(data, document_id), document_id, 0)
 
 
 def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator[Record]:
