@@ -12,6 +12,7 @@ Every conversion goes through Storyline, the hub format of RFC-0001:
 True
 """
 
+from .builder import BadRecordError, register
 from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
@@ -29,9 +30,12 @@ from .training import to_messages, to_sharegpt
 
 __version__ = "0.1.0"
 
+register()  # load_dataset("pchronicle", …) finds the builder once the package is imported
+
 __all__ = [
     "SCHEMA_VERSION",
     "STORYLINE_FEATURES",
+    "BadRecordError",
     "FormatError",
     "PchronicleError",
     "StorylineError",

@@ -233,17 +233,20 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
             )
             continue
         sessions.setdefault(sid, []).append((r, row, line, raw))
-    yield from errors
+    records = list(errors)
     first = True
     for sid, rows in sessions.items():
         raw = b"\n".join(x[3] for x in rows if x[3])
         try:
             story = _Session(sid, rows, document_id, root if first else {}).build()
         except PchronicleError as exc:
-            yield Record(rows[0][2], raw, error=exc, value=[x[1] for x in rows])
+            records.append(Record(rows[0][2], raw, error=exc, value=[x[1] for x in rows]))
         else:
-            yield Record(rows[0][2], raw, story=story, value=[x[1] for x in rows])
+            records.append(Record(rows[0][2], raw, story=story, value=[x[1] for x in rows]))
         first = False
+    # File order (a session stands at its first row), so "the first bad record" is the first in the file.
+    records.sort(key=lambda rec: rec.line if rec.line is not None else 0)
+    yield from records
 
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:

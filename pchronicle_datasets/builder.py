@@ -1,0 +1,215 @@
+"""The ``datasets`` builder: ``load_dataset("pchronicle", <format or "auto">, data_files=…)``.
+
+Importing ``pchronicle_datasets`` registers this module as the packaged module ``"pchronicle"`` (datasets >= 4
+no longer runs dataset scripts), so it loads the way ``load_dataset("json", …)`` does:
+
+    import pchronicle_datasets
+    from datasets import load_dataset
+    ds = load_dataset("pchronicle", "openai-msg", data_files="captures/*.jsonl", split="train")
+
+Each file gives rows of ``STORYLINE_FEATURES``, one per Storyline document. The builder owns I/O: it opens
+files through datasets' file layer (local, ``hf://``, ``s3://``…, streaming or not), decompresses them itself
+(gzip member by member, zstd, bzip2) and hands bytes to the format modules. Files are the shards, so
+``num_proc`` and streaming work per file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import datasets
+from datasets.builder import Key
+from datasets.exceptions import DatasetGenerationError
+from datasets.utils.file_utils import xopen
+
+from .errors import FormatError, PchronicleError
+from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
+from .formats import format_names, iter_records
+
+logger = datasets.utils.logging.get_logger(__name__)
+
+__all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "register"]
+
+MODULE_NAME = "pchronicle"
+_quarantine_lock = threading.Lock()
+
+
+class BadRecordError(FormatError, DatasetGenerationError):
+    """A bad record stopped ``load_dataset`` (``on_bad_records="error"``).
+
+    It is a ``FormatError`` (with the file, line and pointer of the cause) and a ``DatasetGenerationError``,
+    so ``load_dataset`` lets it through as it is instead of wrapping it in a bare "An error occurred while
+    generating the dataset".
+    """
+
+
+@dataclass
+class PchronicleConfig(datasets.BuilderConfig):
+    """Configuration: the config name is the format (``auto``, ``storyline``, ``openai-msg``, ``sharegpt``…).
+
+    ``on_bad_records``: ``"error"`` (stop at the first bad record, naming file, line and pointer) or ``"skip"``
+    (leave out the smallest unit that keeps the rest correct — a JSON Lines line that is not JSON, a session
+    that breaks a rule, an invalid document — log the count, and append each one with its error to
+    ``quarantine_file`` when given). ``batch_size``: documents per Arrow batch.
+    """
+
+    name: str = "auto"
+    on_bad_records: Literal["error", "skip"] = "error"
+    quarantine_file: str | None = None
+    batch_size: int = 256
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.name != "auto" and self.name not in format_names():
+            raise ValueError(f"unknown pchronicle format {self.name!r}; known: auto, {', '.join(format_names())}")
+        if self.on_bad_records not in ("error", "skip"):
+            raise ValueError(f"on_bad_records must be 'error' or 'skip', got {self.on_bad_records!r}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {self.batch_size}")
+
+
+class Pchronicle(datasets.ArrowBasedBuilder):
+    """Reads trajectory files of any registered format into rows of ``STORYLINE_FEATURES``."""
+
+    BUILDER_CONFIG_CLASS = PchronicleConfig
+    BUILDER_CONFIGS = [PchronicleConfig(name=name) for name in ["auto", *format_names()]]  # noqa: RUF012
+    DEFAULT_CONFIG_NAME = "auto"
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(
+            description="LLM-agent trajectories as Storyline documents (pchronicle-datasets)",
+            features=STORYLINE_FEATURES,
+        )
+
+    def _split_generators(self, dl_manager) -> list[datasets.SplitGenerator]:
+        if not self.config.data_files:
+            raise ValueError(f"At least one data file must be specified, but got data_files={self.config.data_files}")
+        # No extraction: compressed files are read whole and decompressed here, member by member.
+        files = dl_manager.download(self.config.data_files)
+        names = _document_ids(self.config.data_files, self.config.data_dir)
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"files": list(paths), "names": names[split]})
+            for split, paths in files.items()
+        ]
+
+    def _generate_shards(self, files: list[str], names: list[str]) -> Iterator[str]:
+        yield from names
+
+    def _generate_tables(self, files: list[str], names: list[str]) -> Iterator[tuple[Key, Any]]:
+        for shard, (path, name) in enumerate(zip(files, names, strict=True)):
+            yield from self._file_tables(shard, path, name)
+
+    def _file_tables(self, shard: int, path: str, name: str) -> Iterator[tuple[Key, Any]]:
+        try:
+            with xopen(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
+        rows: list[dict[str, Any]] = []
+        batch = skipped = 0
+        for rec in iter_records(self.config.name, data, name):
+            if rec.error is not None:
+                if self.config.on_bad_records == "error":
+                    raise _as_loader_error(rec.error, name)
+                skipped += 1
+                self._quarantine(name, rec)
+                continue
+            story = rec.story
+            if "origin" not in story:
+                # A Storyline document without provenance gets its file's (documents that have an origin keep it).
+                story = {**story, "origin": {"format": "storyline", "document_id": name}}
+            rows.append(story_to_row(story, check=False))  # readers return validated documents
+            if len(rows) >= self.config.batch_size:
+                yield Key(shard, batch), rows_to_table(rows)
+                rows, batch = [], batch + 1
+        if rows:
+            yield Key(shard, batch), rows_to_table(rows)
+        if skipped:
+            where = f"; quarantined to {self.config.quarantine_file}" if self.config.quarantine_file else ""
+            logger.warning(f"pchronicle: skipped {skipped} bad record(s) in {name}{where}")
+
+    def _quarantine(self, name: str, rec) -> None:
+        err = rec.error
+        logger.warning(f"pchronicle: skipped a bad record: {err}")
+        if not self.config.quarantine_file:
+            return
+        entry = {
+            "file": name,
+            "line": err.line if err.line is not None else rec.line,
+            "pointer": err.pointer,
+            "error": str(err),
+            "error_type": type(err).__name__,
+            "record": rec.raw.decode("utf-8", "replace") if rec.raw else None,
+        }
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        # One write per entry in append mode: entries from parallel workers (num_proc) do not interleave.
+        with _quarantine_lock, open(self.config.quarantine_file, "a", encoding="utf-8") as f:
+            f.write(line)
+
+
+def _as_loader_error(err: PchronicleError, name: str) -> BadRecordError:
+    kind = type(err).__name__
+    return BadRecordError(
+        f"{err.reason} [{kind}]", pointer=err.pointer, document_id=err.document_id or name, line=err.line
+    )
+
+
+def _document_ids(data_files: dict[str, list[str]], data_dir: str | None) -> dict[str, list[str]]:
+    """Each file as the user named it: relative to ``data_dir``, else to the common parent of all entries;
+    POSIX separators; the same with and without streaming (datasets resolves the entries to absolute paths
+    or URLs before the builder sees them)."""
+    every = [str(p) for paths in data_files.values() for p in paths]
+    base = _strip_protocol(data_dir) if data_dir else _common_parent([_strip_protocol(p) for p in every])
+    out = {}
+    for split, paths in data_files.items():
+        out[split] = [_relative(_strip_protocol(str(p)), base) for p in paths]
+    return out
+
+
+def _strip_protocol(path: str) -> str:
+    path = path.split("::")[0]
+    if "://" in path:
+        path = path.split("://", 1)[1]
+    return path.replace(os.sep, "/") if os.sep != "/" else path
+
+
+def _common_parent(paths: list[str]) -> str:
+    if not paths:
+        return ""
+    parents = [posixpath.dirname(p) for p in paths]
+    try:
+        return posixpath.commonpath(parents) if len({p.startswith("/") for p in parents}) == 1 else ""
+    except ValueError:
+        return ""
+
+
+def _relative(path: str, base: str) -> str:
+    if base and (path == base or path.startswith(base.rstrip("/") + "/")):
+        return posixpath.relpath(path, base)
+    return path
+
+
+def register() -> None:
+    """Make ``load_dataset("pchronicle", …)`` find this builder (idempotent; done on import of the package)."""
+    from datasets import packaged_modules
+
+    if MODULE_NAME in packaged_modules._PACKAGED_DATASETS_MODULES:
+        return
+    # The cache key covers the whole package, so a change to any reader invalidates prepared datasets.
+    package = os.path.dirname(os.path.abspath(__file__))
+    lines: list[str] = []
+    for root, _, files in sorted(os.walk(package)):
+        for file in sorted(f for f in files if f.endswith(".py")):
+            with open(os.path.join(root, file), encoding="utf-8") as f:
+                lines.extend(f.read().splitlines())
+    code_hash = packaged_modules._hash_python_lines(lines)
+    packaged_modules._PACKAGED_DATASETS_MODULES[MODULE_NAME] = (__name__, code_hash)
+    packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, [".json", ".jsonl", ".gz", ".zst", ".bz2"])
+    packaged_modules._MODULE_TO_METADATA_FILE_NAMES.setdefault(MODULE_NAME, [])
+    packaged_modules._MODULE_TO_METADATA_EXTENSIONS.setdefault(MODULE_NAME, [])
