@@ -12,10 +12,12 @@ Every conversion goes through Storyline, the hub format of RFC-0001:
 True
 """
 
+from ._version import __version__ as __version__
 from .builder import BadRecordError, register
 from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
+from .hub import push_to_hub
 from .storyline import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
@@ -27,8 +29,6 @@ from .storyline import (
     validate,
 )
 from .training import to_messages, to_sharegpt
-
-__version__ = "0.1.0"
 
 register()  # load_dataset("pchronicle", …) finds the builder once the package is imported
 
@@ -49,6 +49,7 @@ __all__ = [
     "from_storyline",
     "into_storyline",
     "iter_errors",
+    "push_to_hub",
     "row_to_story",
     "rows_to_table",
     "story_to_row",

@@ -1,69 +1,176 @@
 """The ``pchronicle-datasets`` command line (also ``python -m pchronicle_datasets``).
 
-Examples::
-
-    pchronicle-datasets validate samples/*.storyline.json
-    pchronicle-datasets convert run.storyline.json --from storyline --to parquet -o out/run.parquet
+Every command reads its inputs through fsspec (local paths, ``hf://``, ``s3://`` when installed),
+decompresses gzip/zstd/bzip2 by content, and detects the format when ``--from auto`` (the default).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
+import fsspec
 import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
-from .errors import PchronicleError
-from .features import rows_to_table, story_to_row
-from .formats import format_names, get_format
+from .errors import PchronicleError, StorylineError
+from .features import compute_tool_stats, rows_to_table, story_to_row
+from .formats import format_names, get_format, iter_records
+from .formats.base import Record
 from .storyline import iter_errors
 
 EPILOG = """examples:
-  pchronicle-datasets validate run.storyline.json more/*.jsonl
-  pchronicle-datasets convert run.storyline.json --from storyline --to parquet -o out/run.parquet
-  pchronicle-datasets convert a.jsonl b.jsonl --from storyline --to storyline -o out/all.storyline.jsonl
-  pchronicle-datasets convert captures.jsonl --from openai-msg --to sharegpt -o out/train
+  pchronicle-datasets validate run.storyline.json captures/*.jsonl.gz
+  pchronicle-datasets inspect captures/*.jsonl
+  pchronicle-datasets convert captures/*.jsonl --from openai-msg --to sharegpt -o out/train
       (writes out/train/trajectory_samples.jsonl and out/train/failed_trajectories.jsonl)
+  pchronicle-datasets convert run.storyline.json --to parquet -o out/run.parquet
+  pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\
+      --quarantine out/bad.jsonl
+  pchronicle-datasets push captures/*.jsonl --repo org/agent-sft --to sharegpt
 """
-TABLE_OUTPUTS = ("parquet",)
+TABLE_OUTPUTS = ("parquet", "dataset")
+PUSH_CONVERSIONS = ("rows", "sharegpt", "messages")
+
+
+def _fail(message: str) -> SystemExit:
+    return SystemExit(f"pchronicle-datasets: {message}")
 
 
 def _read(path: str) -> bytes:
     try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise SystemExit(f"pchronicle-datasets: cannot read {path}: {exc.strerror}") from None
+        with fsspec.open(path, "rb") as f:
+            return f.read()
+    except (OSError, ValueError, ImportError) as exc:
+        raise _fail(f"cannot read {path}: {exc}") from None
+
+
+def _records(paths: Sequence[str], fmt: str, desc: str) -> Iterator[tuple[str, Record]]:
+    for path in tqdm(paths, desc=desc, unit="file", disable=None, file=sys.stderr):
+        for rec in iter_records(fmt, _read(path), path):
+            yield path, rec
+
+
+class _BadRecords:
+    """The ``--on-bad-records`` policy of a command: stop at the first bad record, or set it aside."""
+
+    def __init__(self, policy: str, quarantine: str | None) -> None:
+        self.policy = policy
+        self.quarantine = Path(quarantine) if quarantine else None
+        self.count = 0
+        if self.quarantine:
+            self.quarantine.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, path: str, rec: Record) -> None:
+        if self.policy == "error":
+            raise rec.error  # type: ignore[misc]
+        self.count += 1
+        print(f"skipped: {rec.error}", file=sys.stderr)
+        if self.quarantine:
+            entry = {
+                "file": path,
+                "line": rec.error.line if rec.error.line is not None else rec.line,  # type: ignore[union-attr]
+                "pointer": rec.error.pointer,
+                "error": str(rec.error),  # type: ignore[union-attr]
+                "error_type": type(rec.error).__name__,
+                "record": rec.raw.decode("utf-8", "replace") or None,
+            }
+            with self.quarantine.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
+    bad = _BadRecords(args.on_bad_records, args.quarantine)
+    stories = []
+    for path, rec in _records(args.inputs, args.source, desc):
+        if rec.error is not None:
+            bad(path, rec)
+        else:
+            stories.append(rec.story)
+    if bad.count:
+        where = f" (quarantined to {bad.quarantine})" if bad.quarantine else ""
+        print(f"skipped {bad.count} bad record(s){where}", file=sys.stderr)
+    return stories
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    fmt = get_format(args.format)
     problems = documents = 0
-    for path in args.inputs:
-        for rec in fmt.iter_records(_read(path), path):
-            if rec.error is None:
-                documents += 1
-                continue
-            # Report every problem of a document, not only the first that refused it.
-            errors = list(iter_errors(rec.value, document_id=path)) if isinstance(rec.value, dict) else []
-            for err in errors or [rec.error]:
-                problems += 1
-                print(err.with_context(document_id=path, line=rec.line), file=sys.stdout)
+    for path, rec in _records(args.inputs, args.source, "validating"):
+        if rec.error is None:
+            documents += 1
+            continue
+        # Report every problem of a Storyline document, not only the first that refused it.
+        storyline_doc = isinstance(rec.error, StorylineError) and isinstance(rec.value, dict)
+        errors = list(iter_errors(rec.value, document_id=path)) if storyline_doc else []
+        for err in errors or [rec.error]:
+            problems += 1
+            print(err.with_context(document_id=path, line=rec.line))
     print(f"{documents} valid document(s), {problems} problem(s) in {len(args.inputs)} file(s)", file=sys.stderr)
     return 1 if problems else 0
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    formats: collections.Counter = collections.Counter()
+    bad: collections.Counter = collections.Counter()
+    tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    totals = collections.Counter()
+    for path, rec in _records(args.inputs, args.source, "inspecting"):
+        if rec.error is not None:
+            bad[path] += 1
+            continue
+        story = rec.story
+        formats[(story.get("origin") or {}).get("format", "storyline")] += 1
+        totals["documents"] += 1
+        totals["turns"] += len(story["turns"])
+        totals["tool calls"] += sum(len(t.get("tool_calls") or ()) for t in story["turns"])
+        totals["with reasoning"] += any(
+            isinstance(t.get("reason"), str) and t["reason"].strip() for t in story["turns"]
+        )
+        for entry in compute_tool_stats(story):
+            tools[entry["tool"]].update({k: entry[k] for k in ("count", "success", "failure")})
+    report = {
+        "files": len(args.inputs),
+        "documents_per_format": dict(sorted(formats.items())),
+        **{k: totals[k] for k in ("documents", "turns", "tool calls", "with reasoning")},
+        "bad_records": sum(bad.values()),
+        "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
+    }
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0
+    print(f"files: {report['files']}   documents: {totals['documents']}   bad records: {report['bad_records']}")
+    print("documents per source format: " + ", ".join(f"{k} {v}" for k, v in report["documents_per_format"].items()))
+    docs = max(1, totals["documents"])
+    print(
+        f"turns: {totals['turns']} ({totals['turns'] / docs:.1f} per document)   tool calls: {totals['tool calls']} "
+        f"({totals['tool calls'] / docs:.1f} per document)   with reasoning: {totals['with reasoning']}"
+    )
+    if tools:
+        print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}")
+        for name, c in report["tools"].items():
+            print(f"{name:<32}{c.get('count', 0):>8}{c.get('success', 0):>9}{c.get('failure', 0):>9}")
+    return 0
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
-    src = get_format(args.source)
-    stories = []
-    for path in args.inputs:
-        stories.extend(src.decode(_read(path), path))
+    if args.target not in TABLE_OUTPUTS:
+        get_format(args.target)  # an unknown target fails before reading anything
+    stories = _stories(args, "converting")
     out = Path(args.output)
     if args.target in TABLE_OUTPUTS:
-        out.parent.mkdir(parents=True, exist_ok=True)
         table = rows_to_table(story_to_row(s, check=False) for s in stories)
-        pq.write_table(table, out)
+        if args.target == "parquet":
+            out.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(table, out)
+        else:
+            from datasets import Dataset
+
+            Dataset(table).save_to_disk(str(out))
     elif get_format(args.target).NAME == "sharegpt":
         # The seed's file names: completed trajectories and the others, in the folder OUT.
         out.mkdir(parents=True, exist_ok=True)
@@ -85,30 +192,101 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_push(args: argparse.Namespace) -> int:
+    from datasets import Dataset
+
+    from .hub import push_to_hub
+    from .training import to_messages, to_sharegpt
+
+    stories = _stories(args, "reading")
+    ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
+    conversion = f"{args.source} → Storyline rows"
+    if args.to != "rows":
+        fn = to_sharegpt if args.to == "sharegpt" else to_messages
+        ds = ds.map(fn, remove_columns=ds.column_names, desc=f"to_{args.to}")
+        conversion = f"{args.source} → {fn.__name__}"
+    info = push_to_hub(ds, args.repo, conversion=conversion, token=args.token, private=args.private or None)
+    print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
+    return 0
+
+
+def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="files: local paths or fsspec URLs; may be compressed")
+    p.add_argument(
+        "--from",
+        dest="source",
+        default="auto",
+        choices=["auto", *format_names()],
+        help="the input format (default: detect it from each file's content)",
+    )
+    if policy:
+        p.add_argument(
+            "--on-bad-records",
+            choices=("error", "skip"),
+            default="error",
+            help="stop at the first bad record (default) or skip it",
+        )
+        p.add_argument("--quarantine", metavar="PATH", help="with skip: append each bad record and its error here")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pchronicle-datasets",
-        description="Convert, validate and inspect LLM-agent trajectories through Storyline (RFC-0001).",
+        description="Convert, validate, inspect and publish LLM-agent trajectories through Storyline (RFC-0001).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    names = format_names()
-    v = sub.add_parser("validate", help="report every error of every input, with its file and pointer")
-    v.add_argument("inputs", nargs="+", metavar="INPUT")
-    v.add_argument("--format", default="storyline", choices=names)
+    v = sub.add_parser(
+        "validate",
+        help="report every error of every input, with its file, line and pointer",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_reading(v, policy=False)
     v.set_defaults(func=cmd_validate)
+    i = sub.add_parser(
+        "inspect",
+        help="counts per format, turns, tool calls and tool usage",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_reading(i, policy=False)
+    i.add_argument("--json", action="store_true", help="print the report as JSON")
+    i.set_defaults(func=cmd_inspect)
     c = sub.add_parser(
         "convert",
         help="convert inputs through Storyline",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("inputs", nargs="+", metavar="INPUT")
-    c.add_argument("--from", dest="source", default="storyline", choices=names)
-    c.add_argument("--to", dest="target", required=True, choices=[*names, *TABLE_OUTPUTS])
+    _add_reading(c)
+    c.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        choices=[*format_names(), *TABLE_OUTPUTS],
+        help="a format; parquet (one file); dataset (a datasets directory, save_to_disk)",
+    )
     c.add_argument("-o", "--output", required=True, metavar="OUT")
     c.set_defaults(func=cmd_convert)
+    p = sub.add_parser(
+        "push",
+        help="publish inputs to the Hugging Face Hub as Parquet with a dataset card",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_reading(p)
+    p.add_argument("--repo", required=True, metavar="ORG/NAME")
+    p.add_argument(
+        "--to",
+        choices=PUSH_CONVERSIONS,
+        default="rows",
+        help="Storyline rows (default), or training examples: sharegpt or messages",
+    )
+    p.add_argument("--token", help="a Hub token (default: the saved login or HF_TOKEN)")
+    p.add_argument("--private", action="store_true")
+    p.set_defaults(func=cmd_push)
     return parser
 
 
@@ -119,6 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PchronicleError as exc:
         print(f"pchronicle-datasets: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # e.g. an unknown format name
+        print(f"pchronicle-datasets: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
