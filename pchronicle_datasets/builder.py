@@ -66,12 +66,17 @@ class PchronicleConfig(datasets.BuilderConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        self.check()
+
+    def check(self) -> None:
+        """Refuse options that make no sense. Also run when the builder starts: datasets copies a predefined
+        config and sets the user's options with setattr, which skips ``__post_init__``."""
         if self.name != "auto" and self.name not in format_names():
             raise ValueError(f"unknown pchronicle format {self.name!r}; known: auto, {', '.join(format_names())}")
         if self.on_bad_records not in ("error", "skip"):
             raise ValueError(f"on_bad_records must be 'error' or 'skip', got {self.on_bad_records!r}")
-        if self.batch_size < 1:
-            raise ValueError(f"batch_size must be positive, got {self.batch_size}")
+        if type(self.batch_size) is not int or self.batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
 
 
 class Pchronicle(datasets.ArrowBasedBuilder):
@@ -88,6 +93,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         )
 
     def _split_generators(self, dl_manager) -> list[datasets.SplitGenerator]:
+        self.config.check()
         if not self.config.data_files:
             raise ValueError(f"At least one data file must be specified, but got data_files={self.config.data_files}")
         # No extraction: compressed files are read whole and decompressed here, member by member.

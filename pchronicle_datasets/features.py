@@ -227,6 +227,42 @@ _TRAINING_VIEW = [
 ]
 
 
+def locate_bad_row(row: Mapping[str, Any]) -> str:
+    """The JSON Pointer (into the document) of the first column value of ``row`` that does not decode:
+    JSON text that is not JSON, or a value of the wrong shape. ``""`` when none is found."""
+    return _locate(row, _DOCUMENT, "") or ""
+
+
+def _locate(row: Any, cols: list, pointer: str) -> str | None:
+    if not isinstance(row, Mapping):
+        return pointer
+    for name, kind in cols:
+        value = row.get(name)
+        if value is None:
+            continue
+        here = f"{pointer}/{name}"
+        if kind is J or kind is T:
+            if not isinstance(value, str):
+                return here
+            if kind is J or _NUMBER.fullmatch(value):
+                try:
+                    orjson.loads(value)
+                except orjson.JSONDecodeError:
+                    return here
+        elif type(kind) is tuple:
+            if not isinstance(value, list):
+                return here
+            for i, item in enumerate(value):
+                found = _locate(item, kind[1], f"{here}/{i}")
+                if found is not None:
+                    return found
+        elif type(kind) is list:
+            found = _locate(value, kind, here)
+            if found is not None:
+                return found
+    return None
+
+
 def training_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a row's document that ``to_sharegpt``/``to_messages`` read (not a whole document)."""
     return _decode(row, _TRAINING_VIEW)

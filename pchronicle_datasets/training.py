@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import FormatError
-from .features import _DOCUMENT, _TURN, row_to_story, training_view
-from .formats.sharegpt import _results_by_turn, conversation, text_of, tool_schema
+from .features import _DOCUMENT, _TURN, locate_bad_row, row_to_story, training_view
+from .formats.sharegpt import _arguments, _results_by_turn, conversation, text_of, tool_schema
 from .storyline import SCHEMA_VERSION, validate
 
 __all__ = ["to_messages", "to_sharegpt"]
@@ -43,6 +43,8 @@ def _convertible(story: Mapping[str, Any]) -> bool:
     would cost as much as the conversion itself. Anything else that is wrong trips the conversion, and the
     validator then names it; a document that fails here is validated at once."""
     if story.get("schema_version") != SCHEMA_VERSION or not isinstance(story.get("agent"), Mapping):
+        return False
+    if type(story.get("session")) is not str or not story["session"]:
         return False
     turns = story.get("turns")
     if not isinstance(turns, list):
@@ -85,7 +87,9 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
     try:
         view = training_view(example)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
-        raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}") from None
+        raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}", pointer=locate_bad_row(example)) from None
+    if type(view.get("session")) is not str or not view["session"]:
+        raise FormatError("a row needs a non-empty session", pointer="/session")
     try:
         return convert(view)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
@@ -154,13 +158,17 @@ def _tools(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def to_messages(example: Mapping[str, Any], *, drop_copied: bool = False) -> dict[str, Any]:
+def to_messages(
+    example: Mapping[str, Any], *, drop_copied: bool = False, keep_invalid_args: bool = False
+) -> dict[str, Any]:
     """``{"messages": [...], "tools": [...]}`` in the conversational tool-calling shape of TRL and chat templates.
 
     Roles ``system``/``user``/``assistant``/``tool``; assistant ``tool_calls`` as
     ``{"id", "type": "function", "function": {"name", "arguments": <object>}}``; ``reasoning_content`` kept;
     one ``tool`` message (``name``, ``tool_call_id``, text ``content``) per result, right after the turn whose
-    call it answers; ``tools`` as OpenAI function schemas. Every ``content`` is a string.
+    call it answers; ``tools`` as OpenAI function schemas. Every ``content`` is a string. String ``args`` (a
+    source whose arguments were not JSON) become ``{}`` with a counted warning, as in ``to_sharegpt``;
+    ``keep_invalid_args=True`` keeps the string.
 
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": [
@@ -174,11 +182,11 @@ def to_messages(example: Mapping[str, Any], *, drop_copied: bool = False) -> dic
     'ls'
     """
     if _is_batch(example):
-        return _batched(to_messages, example, drop_copied=drop_copied)
-    return _convert(example, lambda story: _messages(story, drop_copied=drop_copied))
+        return _batched(to_messages, example, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args)
+    return _convert(example, lambda story: _messages(story, drop_copied=drop_copied, keep_invalid=keep_invalid_args))
 
 
-def _messages(story: dict[str, Any], *, drop_copied: bool) -> dict[str, Any]:
+def _messages(story: dict[str, Any], *, drop_copied: bool, keep_invalid: bool) -> dict[str, Any]:
     placed = _results_by_turn(story)
     messages: list[dict[str, Any]] = []
     for t, turn in enumerate(story["turns"]):
@@ -193,7 +201,11 @@ def _messages(story: dict[str, Any], *, drop_copied: bool) -> dict[str, Any]:
             calls = turn.get("tool_calls") or []
             if calls:
                 msg["tool_calls"] = [
-                    {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": c["args"]}}
+                    {
+                        "id": c["tcid"],
+                        "type": "function",
+                        "function": {"name": c["fn"], "arguments": _arguments(c["args"], keep_invalid=keep_invalid)},
+                    }
                     for c in calls
                 ]
         messages.append(msg)

@@ -43,7 +43,7 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
     JSON Lines, else None.
 
     It is JSON Lines when it has two non-blank lines or more and one of them is, by itself, a non-empty
-    JSON object: a pretty-printed document never has such a line (its objects span several lines), while
+    JSON object or array: a pretty-printed document never has such a line (they span several lines), while
     JSON Lines keeps its good lines even when the first is broken. orjson alone decides here, so a line it
     would misread (an integer beyond 64 bits) still counts, and its strict parse later reports the value.
     """
@@ -55,6 +55,6 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(value, dict) and value:
+        if isinstance(value, (dict, list)) and value:
             return lines
     return None

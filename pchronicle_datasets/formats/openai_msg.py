@@ -275,15 +275,35 @@ def _history_key(msg: dict) -> tuple:
         for c in calls:
             if isinstance(c, dict):
                 fn = c.get("function") if isinstance(c.get("function"), dict) else {}
-                args = fn.get("arguments")
-                if type(args) is str:
-                    ok, parsed = _try_json(args)
-                    args = ("json", parsed) if ok else args
-                call_key.append((c.get("id") or None, fn.get("name"), args))
+                call_key.append((c.get("id") or None, fn.get("name"), fn.get("arguments")))
             else:
                 call_key.append(c)
     content = msg.get("content")
     return (msg.get("role"), None if content == "" else content, call_key, msg.get("tool_call_id") or None)
+
+
+def _parsed_args(args: Any) -> Any:
+    if type(args) is str:
+        try:
+            return ("json", orjson.loads(args))
+        except orjson.JSONDecodeError:
+            return args
+    return ("json", args)
+
+
+def _same_copy(a: tuple, b: tuple) -> bool:
+    """Keys equal, or equal once arguments are compared as JSON (a client may re-serialise them)."""
+    if a == b:
+        return True
+    if a[0] != b[0] or a[1] != b[1] or a[3] != b[3] or len(a[2]) != len(b[2]):
+        return False
+    for x, y in zip(a[2], b[2], strict=True):
+        if not (isinstance(x, tuple) and isinstance(y, tuple)):
+            if x != y:
+                return False
+        elif x[:2] != y[:2] or _parsed_args(x[2]) != _parsed_args(y[2]):
+            return False
+    return True
 
 
 class _Session:
@@ -321,7 +341,7 @@ class _Session:
             self.keep(join("", key), value)
 
         turns: list[dict[str, Any]] = []
-        history: list[tuple] = []
+        history: tuple[list, list] = ([], [])  # the previous row's messages and the keys of what it sent back
         context_count = 0
         for index, ((r, row, line, _), (meta, env_state)) in enumerate(zip(rows, decoded, strict=True)):
             hint: dict[str, Any] = {"r": r, "step_id": row["step_id"], "keys": []}
@@ -490,9 +510,15 @@ class _Session:
         for m, msg in enumerate(msgs):
             if not isinstance(msg, dict):
                 raise self.error(f"{base}/messages/{m}", f"a message is a JSON object, got {type(msg).__name__}", line)
-        keys = [_history_key(msg) for msg in msgs]
+        prev_msgs, prev_keys = history
+        # A message equal to the previous row's message at the same place has its key already (dict
+        # equality runs in C): the history repeats in every row, so this is most of the messages.
+        keys = [
+            prev_keys[m] if m < len(prev_msgs) and msg == prev_msgs[m] else _history_key(msg)
+            for m, msg in enumerate(msgs)
+        ]
         p = 0
-        while p < len(msgs) and p < len(history) and keys[p] == history[p]:
+        while p < len(msgs) and p < len(prev_keys) and _same_copy(keys[p], prev_keys[p]):
             p += 1
         hint["p"], hint["n"] = p, len(msgs)
         new = range(p, len(msgs))
@@ -560,7 +586,7 @@ class _Session:
         for m in range(p):
             self._copy_residual(msgs[m], f"{base}/messages/{m}")
 
-        history = keys + ([_history_key(output)] if out_index == -1 else [])
+        history = (msgs, keys + ([_history_key(output)] if out_index == -1 else []))
         return context, request, response_turn, history
 
     def _copy_residual(self, msg: dict, pointer: str) -> None:

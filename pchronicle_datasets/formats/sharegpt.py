@@ -312,7 +312,7 @@ def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator
                 continue
             yield _record(value, raw, document_id, number + offset)
         return
-    if isinstance(whole, list) and whole and all(isinstance(r, dict) and "conversations" in r for r in whole):
+    if isinstance(whole, list) and any(isinstance(r, dict) and "conversations" in r for r in whole):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         for i, value in enumerate(whole):
             yield _record(value, dumps(value), document_id, i + 1)
@@ -436,9 +436,11 @@ class _Reader:
             elif role == "system":
                 turns.append({"id": tid, "src": "system", "msg": value, "kind": "context"})
                 self._exact(ptr, value, text_of(value))
+                last_agent = None
             elif role == "human":
                 turns.append({"id": tid, "src": "user", "msg": value})
                 self._exact(ptr, value, text_of(value))
+                last_agent = None  # a tool element after this answers nothing the writer would put here
             elif role == "gpt":
                 turn = self._gpt_turn(tid, value, i)
                 turns.append(turn)
@@ -457,6 +459,7 @@ class _Reader:
                 pending.append((last_agent, ptr, value, links))
             else:
                 self.residual[ptr] = element  # a role this dialect does not know: kept whole
+                last_agent = None
         self._assign_ids(turns, pending)
         return turns, tools
 
@@ -466,11 +469,8 @@ class _Reader:
         unmatched = list(range(len(calls)))
         out = []
         for k, block in enumerate(_TOOL_RESPONSE.findall(value)):
-            try:
-                payload = json.loads(block)
-            except ValueError:
-                payload = None
-            if not isinstance(payload, dict):
+            ok, payload = _strict(block)
+            if not ok or not isinstance(payload, dict):
                 payload = {"content": block}
             name = payload.get("name")
             # The answered call: same position and name, else the first unanswered call of that name,
@@ -506,10 +506,19 @@ class _Reader:
             calls = agent.get("tool_calls") or []
             results = agent["observation"]["results"]
             triples = []
-            for pick, cid, content in links:
-                sid = calls[pick]["tcid"] if pick is not None else cid
-                results.append({"source_call_id": sid, "content": content})
-                triples.append((sid, calls[pick]["fn"] if pick is not None else "unknown", content))
+            unlinked = 0
+            for pick, _cid, content in links:
+                if pick is not None:
+                    sid = calls[pick]["tcid"]
+                    results.append({"source_call_id": sid, "content": content})
+                    triples.append((sid, calls[pick]["fn"], content))
+                else:
+                    # It answers no call of its turn: no link (the writer then names it by position, like
+                    # the reference); its own tool_call_id stays in the element's exact value.
+                    results.append({"content": content})
+                    name = calls[unlinked]["fn"] if unlinked < len(calls) else "unknown"
+                    triples.append(("", name, content))
+                    unlinked += 1
             if tool_value(triples) != value:
                 self.residual[f"{ptr}/value"] = value
             self.tool_elements.append(ptr)
@@ -527,9 +536,8 @@ class _Reader:
         m = _SYSTEM_TOOLS.search(value)
         if m is None:
             return None
-        try:
-            listed = json.loads(m.group(1))
-        except ValueError:
+        ok, listed = _strict(m.group(1))
+        if not ok:
             return None
         if not isinstance(listed, list) or not all(
             isinstance(t, dict) and isinstance(t.get("name"), str) for t in listed
@@ -550,9 +558,8 @@ class _Reader:
         rest = _THINK.sub("", value)
         calls = []
         for c, block in enumerate(_TOOL_CALL.findall(rest)):
-            try:
-                payload = json.loads(block)
-            except ValueError:
+            ok, payload = _strict(block)
+            if not ok:
                 continue
             if isinstance(payload, dict) and isinstance(payload.get("name"), str) and payload["name"]:
                 calls.append({"tcid": f"call-{i}-{c}", "fn": payload["name"], "args": payload.get("arguments", {})})
@@ -568,11 +575,8 @@ class _Reader:
 
     @staticmethod
     def _is_call(block: str) -> bool:
-        try:
-            payload = json.loads(block)
-        except ValueError:
-            return False
-        return isinstance(payload, dict) and isinstance(payload.get("name"), str) and bool(payload["name"])
+        ok, payload = _strict(block)
+        return ok and isinstance(payload, dict) and isinstance(payload.get("name"), str) and bool(payload["name"])
 
     # -------------------------------------------------------------------------------------- record fields
 
@@ -631,6 +635,15 @@ class _Reader:
             story["final_metrics"] = metrics
         if extra:
             agent["extra"] = extra
+
+
+def _strict(text: str) -> tuple[bool, Any]:
+    """Parse JSON the way Storyline can hold it (no NaN, no integer beyond 64 bits); a text it cannot hold
+    stays text, and the element's exact value keeps it."""
+    try:
+        return True, loads(text)
+    except FormatError:
+        return False, None
 
 
 def _jt(value: Any) -> str:
