@@ -66,13 +66,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--sessions", type=int, default=25, help="sessions per file")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per loader, each with a fresh cache; best kept")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         files = write_files(root / "data", args.files, args.sessions) if (root / "data").mkdir() is None else []
         mb = sum(Path(f).stat().st_size for f in files) / 1e6
-        js = run("json", files, str(root / "cache-json"))
-        pcr = run("pchronicle", files, str(root / "cache-pc"))
+        js = min(
+            (run("json", files, str(root / f"cache-json-{i}")) for i in range(args.repeat)), key=lambda r: r["seconds"]
+        )
+        pcr = min(
+            (run("pchronicle", files, str(root / f"cache-pc-{i}")) for i in range(args.repeat)),
+            key=lambda r: r["seconds"],
+        )
         print(f"corpus: {args.files} files, {mb:.1f} MB of JSON Lines")
         print(f"{'loader':<40}{'seconds':>9}{'MB/s':>8}{'rows':>8}{'peak MB':>9}")
         print(

@@ -28,6 +28,7 @@ from datasets.builder import Key
 from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
 
+from ._gc import gc_paused
 from .errors import FormatError, PchronicleError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import format_names, iter_records
@@ -117,13 +118,31 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 data = f.read()
         except OSError as exc:
             raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
+        records = iter_records(self.config.name, data, name)
+        batch = 0
+        self._skipped = 0
+        while True:
+            # Decoding and row building allocate many containers without cycles: the collector waits
+            # (see _gc.py), and runs again while datasets writes the batch.
+            with gc_paused():
+                table = self._next_table(records, name)
+            if table is None:
+                break
+            yield Key(shard, batch), table
+            batch += 1
+        skipped = self._skipped
+        if skipped:
+            where = f"; quarantined to {self.config.quarantine_file}" if self.config.quarantine_file else ""
+            logger.warning(f"pchronicle: skipped {skipped} bad record(s) in {name}{where}")
+
+    def _next_table(self, records: Iterator, name: str) -> Any:
+        """The next batch of rows as an Arrow table, or None when the file is done."""
         rows: list[dict[str, Any]] = []
-        batch = skipped = 0
-        for rec in iter_records(self.config.name, data, name):
+        for rec in records:
             if rec.error is not None:
                 if self.config.on_bad_records == "error":
                     raise _as_loader_error(rec.error, name)
-                skipped += 1
+                self._skipped += 1
                 self._quarantine(name, rec)
                 continue
             story = rec.story
@@ -132,13 +151,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 story = {**story, "origin": {"format": "storyline", "document_id": name}}
             rows.append(story_to_row(story, check=False))  # readers return validated documents
             if len(rows) >= self.config.batch_size:
-                yield Key(shard, batch), rows_to_table(rows)
-                rows, batch = [], batch + 1
-        if rows:
-            yield Key(shard, batch), rows_to_table(rows)
-        if skipped:
-            where = f"; quarantined to {self.config.quarantine_file}" if self.config.quarantine_file else ""
-            logger.warning(f"pchronicle: skipped {skipped} bad record(s) in {name}{where}")
+                break
+        return rows_to_table(rows) if rows else None
 
     def _quarantine(self, name: str, rec) -> None:
         err = rec.error

@@ -20,7 +20,7 @@ import orjson
 from .errors import FormatError
 from .pointer import join
 
-__all__ = ["dumps", "dumps_text", "loads"]
+__all__ = ["dumps", "dumps_text", "loads", "may_hold_big_int"]
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
@@ -33,8 +33,12 @@ def loads(
     *,
     document_id: str | None = None,
     line: int | None = None,
+    scan: bool = True,
 ) -> Any:
     """Parse one JSON text; every failure is a ``FormatError`` naming ``document_id`` and ``line``.
+
+    ``scan=False`` skips the search for integers beyond 64 bits, for a caller that already scanned the
+    whole file this text comes from (``may_hold_big_int``) and found none.
 
     >>> loads(b'{"a": [1, 2.5, "42"]}')
     {'a': [1, 2.5, '42']}
@@ -45,12 +49,12 @@ def loads(
         # orjson counts lines from 1 within the text it was given; a JSONL caller passes its own line.
         where = line if line is not None else getattr(exc, "lineno", None)
         raise FormatError(f"not valid JSON: {exc.msg}", document_id=document_id, line=where) from None
-    if _may_hold_big_int(data):
+    if scan and may_hold_big_int(data):
         _refuse_big_ints(data, document_id=document_id, line=line)
     return value
 
 
-def _may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:
+def may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:
     """Whether the text has a run of 19+ digits that is an integer literal (or sits inside a string).
 
     Digits are folded to ``0`` and runs found with ``bytes.find`` (C speed, unlike a regex scan); only

@@ -316,10 +316,11 @@ def _absentish(value: Any) -> bool:
 class _Run:
     """State of one validation pass: the error list plus document-wide uniqueness maps."""
 
-    __slots__ = ("document_id", "errors", "tcids", "turn_ids")
+    __slots__ = ("document_id", "errors", "parsed", "tcids", "turn_ids")
 
-    def __init__(self, document_id: str | None) -> None:
+    def __init__(self, document_id: str | None, parsed: bool = False) -> None:
         self.document_id = document_id
+        self.parsed = parsed  # values came from a strict JSON parser: no need to check they are JSON
         self.errors: list[StorylineError] = []
         self.turn_ids: dict[int, str] = {}
         self.tcids: dict[str, str] = {}
@@ -331,7 +332,7 @@ class _Run:
 def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
     t = type(value)
     if typ is ANY:
-        bad = _json_problem(value, pointer)
+        bad = None if run.parsed else _json_problem(value, pointer)
         if bad:
             run.err(*bad)
     elif typ is STR or typ is NESTR:
@@ -339,7 +340,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
             run.err(pointer, f"expected a {typ}, got {_jtype(value)}")
         elif typ is NESTR and not value:
             run.err(pointer, "must be a non-empty string")
-        else:
+        elif not run.parsed:
             bad = _str_problem(value, pointer)
             if bad:
                 run.err(*bad)
@@ -376,7 +377,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
     elif typ is JSONOBJ:
         if t is not dict:
             run.err(pointer, f"expected an object, got {_jtype(value)}")
-        else:
+        elif not run.parsed:
             bad = _json_problem(value, pointer)
             if bad:
                 run.err(*bad)
@@ -403,7 +404,7 @@ def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
             if spec.open:
                 if not isinstance(key, str):
                     run.err(pointer, f"object key {key!r} is not a string")
-                else:
+                elif not run.parsed:
                     bad = _json_problem(item, child)
                     if bad:
                         run.err(*bad)
@@ -524,7 +525,7 @@ def _check_unknown_fields(run: _Run, uf: Any) -> bool:
                 at = join(f"{base}/fields", p)
                 if not is_valid(p):
                     run.err(at, f"residual key {_short(p)} is not a JSON Pointer into the source")
-                bad = _json_problem(v, at)
+                bad = None if run.parsed else _json_problem(v, at)
                 if bad:
                     run.err(*bad)
     return len(run.errors) == before
@@ -560,10 +561,12 @@ def compute_unknown_key_counts(unknown_fields: Mapping[str, Any] | None) -> dict
     return out
 
 
-def iter_errors(story: Any, *, document_id: str | None = None) -> Iterator[StorylineError]:
+def iter_errors(story: Any, *, document_id: str | None = None, parsed: bool = False) -> Iterator[StorylineError]:
     """Yield every way ``story`` breaks RFC-0001, in document order; the document is not changed.
 
     ``document_id`` names the file in messages; by default ``/origin/document_id`` when present.
+    ``parsed=True`` is for readers whose values all come from the strict JSON parser (``jsonio.loads``):
+    they are JSON values already, so that part of the check is skipped.
 
     >>> errs = list(iter_errors({"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
     ...     "turns": [{"id": 1, "src": "agent", "msg": None, "tool_calls": [
@@ -576,7 +579,7 @@ def iter_errors(story: Any, *, document_id: str | None = None) -> Iterator[Story
         origin = story.get("origin")
         if type(origin) is dict and type(origin.get("document_id")) is str:
             document_id = origin["document_id"]
-    run = _Run(document_id)
+    run = _Run(document_id, parsed)
     if type(story) is not dict:
         run.err("", f"a Storyline document is a JSON object, got {_jtype(story)}")
         return iter(run.errors)
@@ -602,7 +605,7 @@ def iter_errors(story: Any, *, document_id: str | None = None) -> Iterator[Story
     return iter(run.errors)
 
 
-def validate(story: Any, *, document_id: str | None = None) -> None:
+def validate(story: Any, *, document_id: str | None = None, parsed: bool = False) -> None:
     """Raise the first ``StorylineError`` of ``story``; return None when it is a valid Storyline document.
 
     >>> validate({"schema_version": "storyline/v2", "session": "s", "agent": {"id": "a"}, "turns": []})
@@ -610,7 +613,7 @@ def validate(story: Any, *, document_id: str | None = None) -> None:
     ...
     pchronicle_datasets.errors.StorylineError: /schema_version: unknown schema_version "storyline/v2"; only 'storyline/v1' is accepted
     """
-    for error in iter_errors(story, document_id=document_id):
+    for error in iter_errors(story, document_id=document_id, parsed=parsed):
         raise error
 
 

@@ -73,7 +73,7 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
         yield Record(None, b"", error=exc)
         return
     text, tail_error = decompress(raw, document_id)
-    if text.strip():
+    if text and not text.isspace():
         try:
             module = detect(as_bytes(text[:65536]), document_id) if fmt == "auto" else get_format(fmt)
         except FormatError as exc:

@@ -47,7 +47,7 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
     JSON Lines keeps its good lines even when the first is broken. orjson alone decides here, so a line it
     would misread (an integer beyond 64 bits) still counts, and its strict parse later reports the value.
     """
-    lines = [(i + 1, raw) for i, raw in enumerate(data.split(b"\n")) if raw.strip()]
+    lines = [(i + 1, raw) for i, raw in enumerate(data.split(b"\n")) if raw and not raw.isspace()]
     if len(lines) < 2:
         return None
     for _, raw in lines:

@@ -23,8 +23,9 @@ from typing import Any
 
 import orjson
 
+from .._gc import gc_paused
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads
+from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import INT64_MAX, compute_unknown_key_counts, is_time, validate
 from .base import Record, as_bytes, json_lines
@@ -109,17 +110,19 @@ def _valid_output(msg: Any) -> bool:
     )
 
 
-def _try_json(text: str) -> tuple[bool, Any]:
+def _try_json(text: str, scan: bool = True) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` is JSON Storyline can hold; ``scan=False`` when the file holds no
+    integer beyond 64 bits anywhere (checked once per file), so no part of it can."""
     try:
-        return True, loads(text)
+        return True, loads(text, scan=scan)
     except FormatError:
         return False, None
 
 
-def _restore_content(content: Any) -> tuple[Any, bool]:
+def _restore_content(content: Any, scan: bool = True) -> tuple[Any, bool]:
     """Content parts a producer re-encoded as a string, restored (RFC-0009); plain text stays as it is."""
     if type(content) is str and content[:1] in ("[", "{"):
-        ok, value = _try_json(content)
+        ok, value = _try_json(content, scan)
         if ok and (isinstance(value, list) or (isinstance(value, dict) and value.get("type") in CONTENT_PART_TYPES)):
             return value, True
     return content, False
@@ -128,7 +131,9 @@ def _restore_content(content: Any) -> tuple[Any, bool]:
 # --------------------------------------------------------------------------------------------- input
 
 
-def _rows(data: bytes, document_id: str | None) -> Iterator[tuple[int, Any, int | None, bytes] | Record]:
+def _rows(
+    data: bytes, document_id: str | None, scan: bool = True
+) -> Iterator[tuple[int, Any, int | None, bytes] | Record]:
     """``(r, row, line, raw)`` for every row, or a Record carrying a file- or line-level error.
 
     The first item is always a dict of root fields (for the envelope; empty otherwise)."""
@@ -142,7 +147,7 @@ def _rows(data: bytes, document_id: str | None) -> Iterator[tuple[int, Any, int 
             return
         for number, raw in lines:
             try:
-                row = loads(raw, document_id=document_id, line=number)
+                row = loads(raw, document_id=document_id, line=number, scan=scan)
             except FormatError as exc:
                 yield Record(number, raw, error=exc)
                 continue
@@ -187,12 +192,19 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     """One Record per session (in first-appearance order) or per unreadable line, in file order.
 
     A session that breaks a rule is one error record; the others still convert (skip policy)."""
+    with gc_paused():  # the whole file is decoded before the first record is handed out
+        records = _file_records(data, document_id)
+    yield from records
+
+
+def _file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     data = as_bytes(data, document_id)
-    if not data.strip():
-        return  # an empty file holds no rows
+    if not data or data.isspace():
+        return []  # an empty file holds no rows
     sessions: dict[str, list[tuple[int, dict, int | None, bytes]]] = {}
     errors: list[Record] = []
-    items = _rows(data, document_id)
+    scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line and value
+    items = _rows(data, document_id, scan)
     root = next(items)
     for item in items:
         if isinstance(item, Record):
@@ -238,7 +250,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     for sid, rows in sessions.items():
         raw = b"\n".join(x[3] for x in rows if x[3])
         try:
-            story = _Session(sid, rows, document_id, root if first else {}).build()
+            story = _Session(sid, rows, document_id, root if first else {}, scan).build()
         except PchronicleError as exc:
             records.append(Record(rows[0][2], raw, error=exc, value=[x[1] for x in rows]))
         else:
@@ -246,7 +258,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
         first = False
     # File order (a session stands at its first row), so "the first bad record" is the first in the file.
     records.sort(key=lambda rec: rec.line if rec.line is not None else 0)
-    yield from records
+    return records
 
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
@@ -265,6 +277,9 @@ def sniff(head: bytes) -> bool:
 
 
 # --------------------------------------------------------------------------------------------- reader
+
+
+_COMPARED_KEYS = frozenset(("role", "content", "tool_calls", "tool_call_id"))
 
 
 def _history_key(msg: dict) -> tuple:
@@ -309,8 +324,9 @@ def _same_copy(a: tuple, b: tuple) -> bool:
 class _Session:
     """Builds one Storyline document from the rows of one session (RFC-0009 + the project's reading)."""
 
-    def __init__(self, sid: str, rows: list, document_id: str | None, root: dict) -> None:
+    def __init__(self, sid: str, rows: list, document_id: str | None, root: dict, scan: bool = True) -> None:
         self.sid = sid
+        self.scan = scan  # False: the file holds no integer beyond 64 bits, so no value in it needs the check
         self.rows = rows
         self.document_id = document_id
         self.root = root
@@ -341,7 +357,8 @@ class _Session:
             self.keep(join("", key), value)
 
         turns: list[dict[str, Any]] = []
-        history: tuple[list, list] = ([], [])  # the previous row's messages and the keys of what it sent back
+        # The previous row's messages, the keys of what it sent back, and which messages carry extra keys.
+        history: tuple[list, list, list] = ([], [], [])
         context_count = 0
         for index, ((r, row, line, _), (meta, env_state)) in enumerate(zip(rows, decoded, strict=True)):
             hint: dict[str, Any] = {"r": r, "step_id": row["step_id"], "keys": []}
@@ -387,7 +404,7 @@ class _Session:
         story["unknown_fields"] = uf
         story["unknown_key_counts"] = compute_unknown_key_counts(uf)
         try:
-            validate(story, document_id=self.document_id)
+            validate(story, document_id=self.document_id, parsed=True)
         except PchronicleError as exc:  # a value the mapping let through that Storyline cannot hold
             raise self.error(
                 f"/session_steps/{rows[0][0]}", f"session {self.sid!r} gives no valid Storyline: {exc}", rows[0][2]
@@ -424,7 +441,7 @@ class _Session:
         if isinstance(value, dict):
             return value
         if type(value) is str:
-            ok, parsed = _try_json(value)
+            ok, parsed = _try_json(value, self.scan)
             if ok and isinstance(parsed, dict):
                 return parsed
         return None
@@ -510,14 +527,20 @@ class _Session:
         for m, msg in enumerate(msgs):
             if not isinstance(msg, dict):
                 raise self.error(f"{base}/messages/{m}", f"a message is a JSON object, got {type(msg).__name__}", line)
-        prev_msgs, prev_keys = history
-        # A message equal to the previous row's message at the same place has its key already (dict
-        # equality runs in C): the history repeats in every row, so this is most of the messages.
-        keys = [
-            prev_keys[m] if m < len(prev_msgs) and msg == prev_msgs[m] else _history_key(msg)
-            for m, msg in enumerate(msgs)
-        ]
-        p = 0
+        prev_msgs, prev_keys, prev_extra = history
+        n_prev = len(prev_msgs)
+        if n_prev and msgs[:n_prev] == prev_msgs:
+            # The usual row: it resends the previous row's messages unchanged (one list comparison, in C),
+            # so their keys and which of them carry extra keys are known already.
+            keys = prev_keys[:n_prev] + [_history_key(msg) for msg in msgs[n_prev:]]
+            extra = [*prev_extra, *(m for m in range(n_prev, len(msgs)) if not msgs[m].keys() <= _COMPARED_KEYS)]
+            p = n_prev
+        else:
+            keys = [
+                prev_keys[m] if m < n_prev and msg == prev_msgs[m] else _history_key(msg) for m, msg in enumerate(msgs)
+            ]
+            extra = [m for m, msg in enumerate(msgs) if not msg.keys() <= _COMPARED_KEYS]
+            p = 0
         while p < len(msgs) and p < len(prev_keys) and _same_copy(keys[p], prev_keys[p]):
             p += 1
         hint["p"], hint["n"] = p, len(msgs)
@@ -583,10 +606,12 @@ class _Session:
         if results:
             response_turn["observation"] = {"results": results}
             hint["tools"] = tool_idx
-        for m in range(p):
+        for m in extra:  # only copies that carry more than the compared fields can leave residual
+            if m >= p:
+                break
             self._copy_residual(msgs[m], f"{base}/messages/{m}")
 
-        history = (msgs, keys + ([_history_key(output)] if out_index == -1 else []))
+        history = (msgs, keys + ([_history_key(output)] if out_index == -1 else []), extra)
         return context, request, response_turn, history
 
     def _copy_residual(self, msg: dict, pointer: str) -> None:
@@ -614,7 +639,7 @@ class _Session:
         if "content" not in msg:
             hint.setdefault("forms", {})[f"{rel}/content"] = "absent"
             return None
-        content, restored = _restore_content(msg["content"])
+        content, restored = _restore_content(msg["content"], self.scan)
         if restored:
             hint.setdefault("forms", {})[f"{rel}/content"] = "json-string"
         return content
@@ -733,7 +758,7 @@ class _Session:
             if "arguments" in fn:
                 args = fn["arguments"]
                 if type(args) is str:
-                    ok, parsed = _try_json(args)
+                    ok, parsed = _try_json(args, self.scan)
                     if ok:
                         args = parsed
                         hint.setdefault("forms", {})[f"{rel}/tool_calls/{c}/function/arguments"] = "json-string"
@@ -753,7 +778,7 @@ class _Session:
         """Tool calls written as text: ``<tool_call>{json}</tool_call>`` and ``<function=…>`` blocks."""
         found: list[tuple[str, Any]] = []
         for block in _TOOL_CALL_BLOCK.findall(content):
-            ok, value = _try_json(block)
+            ok, value = _try_json(block, self.scan)
             if ok and isinstance(value, dict) and _nonempty_str(value.get("name")):
                 found.append((value["name"], value.get("arguments", {})))
         if not found:
@@ -779,7 +804,6 @@ class _Session:
         env_delta: dict[str, Any] = {}
         state_delta: dict[str, Any] = {}
         for key, value in row.items():
-            ptr = join(base, key)
             if key in ("session_id", "step_id", "messages", "response"):
                 if key in ("session_id", "step_id"):
                     keys.append(key)
@@ -791,7 +815,7 @@ class _Session:
                         req["ts"] = value
                     keys.append(key)
                 else:
-                    self.keep(ptr, value)
+                    self.keep(join(base, key), value)
             elif key in RUN_KEYS and key == self.run_key and value == run:
                 keys.append(key)
             elif key == "agent_id" and agent_source == "agent_id" and value == agent_id:
@@ -812,12 +836,12 @@ class _Session:
                     r, row, meta, env_state, metrics, hint, agent_id, agent_source, model, env_delta, state_delta
                 )
             elif key in ("env_name", "dataset_type", "dt", "id"):
-                if not self._env_field(key, value, ptr, keys, env_delta, state_delta):
-                    self.keep(ptr, value)
+                if not self._env_field(key, value, keys, env_delta, state_delta):
+                    self.keep(join(base, key), value)
             elif key == "_storyline" and self._carried(value):
                 keys.append(key)  # residual of another format, carried by our own writer
             else:
-                self.keep(ptr, value)
+                self.keep(join(base, key), value)
         if metrics:
             resp["metrics"] = metrics
             for src, dst in (("total_latency_ms", "latency_ms"), ("ttft_ms", "ttft_ms")):
@@ -838,7 +862,7 @@ class _Session:
         self.carried.update(sources)
         return True
 
-    def _env_field(self, rel, value, ptr, keys, env_delta, state_delta) -> bool:
+    def _env_field(self, rel, value, keys, env_delta, state_delta) -> bool:
         """Route an env-shaped source value; False when it must stay residual."""
         for source, path in ENV_SOURCES:
             if source == rel:
@@ -870,28 +894,26 @@ class _Session:
         if type(row["meta_json"]) is str:
             hint.setdefault("forms", {})["meta_json"] = "json-string"
         for key, value in meta.items():
-            ptr = join(base, key)
             rel = f"meta_json/{key}"
             if key == "source" and agent_source == "meta_json/source" and value == agent_id:
                 keys.append(rel)
             elif key == "group_id":
-                if not self._env_field(rel, value, ptr, keys, env_delta, state_delta):
-                    self.keep(ptr, value)
+                if not self._env_field(rel, value, keys, env_delta, state_delta):
+                    self.keep(join(base, key), value)
             elif key == "env_state":
                 if env_state is None:
-                    self.keep(ptr, value)
+                    self.keep(join(base, key), value)
                     continue
                 keys.append(rel)
                 if type(value) is str:
                     hint.setdefault("forms", {})[rel] = "json-string"
                 self._env_state_fields(r, row, env_state, metrics, keys, model, env_delta, state_delta)
             else:
-                self.keep(ptr, value)
+                self.keep(join(base, key), value)
 
     def _env_state_fields(self, r, row, env_state, metrics, keys, model, env_delta, state_delta) -> None:
         base = f"/session_steps/{r}/meta_json/env_state"
         for key, value in env_state.items():
-            ptr = join(base, key)
             rel = f"meta_json/env_state/{key}"
             if key in ENV_STATE_METRICS:
                 if key in ROW_METRICS and key in row:
@@ -905,10 +927,10 @@ class _Session:
                 keys.append(rel)
             elif key == "llm_step_index" and value == row["step_id"] and type(value) is int:
                 keys.append(rel)
-            elif self._env_field(rel, value, ptr, keys, env_delta, state_delta):
+            elif self._env_field(rel, value, keys, env_delta, state_delta):
                 pass
             else:
-                self.keep(ptr, value)
+                self.keep(join(base, key), value)
 
 
 # --------------------------------------------------------------------------------------------- writer

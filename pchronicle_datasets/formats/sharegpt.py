@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads
+from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import compute_unknown_key_counts, is_time, validate
 from .base import Record, as_bytes, json_lines
@@ -295,7 +295,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
 
 
 def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator[Record]:
-    if not data.strip():
+    if not data or data.isspace():
         return
     try:
         whole = loads(data, document_id=document_id)
@@ -304,9 +304,10 @@ def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator
         if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
+        scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line
         for number, raw in lines:
             try:
-                value = loads(raw, document_id=document_id, line=number + offset)
+                value = loads(raw, document_id=document_id, line=number + offset, scan=scan)
             except FormatError as exc:
                 yield Record(number + offset, raw, error=exc)
                 continue
@@ -395,7 +396,7 @@ class _Reader:
         story["unknown_fields"] = uf
         story["unknown_key_counts"] = compute_unknown_key_counts(uf)
         try:
-            validate(story, document_id=self.document_id)
+            validate(story, document_id=self.document_id, parsed=True)
         except PchronicleError as exc:
             raise self.error(
                 base or "", f"the record gives no valid Storyline: {exc.reason} at {exc.pointer}"

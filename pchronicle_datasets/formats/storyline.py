@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads
+from ..jsonio import dumps, loads, may_hold_big_int
 from ..storyline import validate
 from .base import Record, as_bytes, json_lines
 
@@ -33,7 +33,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     one error for the whole file.
     """
     data = as_bytes(data, document_id)
-    if not data.strip():
+    if not data or data.isspace():
         return  # an empty file holds no documents
     try:
         whole = loads(data, document_id=document_id)
@@ -42,9 +42,10 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
         if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
+        scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line
         for number, raw in lines:
             try:
-                value = loads(raw, document_id=document_id, line=number)
+                value = loads(raw, document_id=document_id, line=number, scan=scan)
             except FormatError as exc:
                 yield Record(number, raw, error=exc)
                 continue
@@ -64,7 +65,7 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -
         )
         return Record(line, raw, error=error, value=value)
     try:
-        validate(value, document_id=document_id)
+        validate(value, document_id=document_id, parsed=True)
     except PchronicleError as exc:
         return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
     return Record(line, raw, story=value, value=value)
