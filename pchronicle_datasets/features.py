@@ -300,7 +300,7 @@ def _result_failed(content: Any) -> bool:
         except orjson.JSONDecodeError:
             try:  # the reference parses with Python's json, which also takes NaN, Infinity, lone surrogates
                 parsed = json.loads(content)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return not content or content.strip().lower().startswith("error:")
     if isinstance(parsed, dict):
         if parsed.get("error") is not None:

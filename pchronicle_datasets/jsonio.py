@@ -82,7 +82,10 @@ def may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:
 
 def _refuse_big_ints(data: Any, *, document_id: str | None, line: int | None) -> None:
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-    exact = json.loads(text)  # valid JSON already (orjson accepted it); ints stay exact here
+    try:
+        exact = json.loads(text)  # valid JSON already (orjson accepted it); ints stay exact here
+    except RecursionError:  # Python's parser stops nesting earlier than orjson
+        raise FormatError("JSON nested too deeply", document_id=document_id, line=line) from None
     found = _find_big_int(exact, "")
     if found is not None:
         pointer, value = found

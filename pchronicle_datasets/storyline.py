@@ -266,19 +266,21 @@ def _str_problem(value: str, pointer: str) -> tuple[str, str] | None:
     return None
 
 
-def _json_problem_slow(value: Any, pointer: str) -> tuple[str, str] | None:
+def _json_problem_slow(value: Any, pointer: str, depth: int = 1) -> tuple[str, str] | None:
     t = type(value)
+    if isinstance(value, (dict, list)) and depth > MAX_DEPTH:
+        return pointer, f"nested deeper than {MAX_DEPTH} levels, which JSON writers refuse"
     if isinstance(value, dict):
         for k, v in value.items():
             if not isinstance(k, str):
                 return pointer, f"object key {k!r} is not a string"
-            bad = _str_problem(k, join(pointer, k)) or _json_problem_slow(v, join(pointer, k))
+            bad = _str_problem(k, join(pointer, k)) or _json_problem_slow(v, join(pointer, k), depth + 1)
             if bad:
                 return bad
         return None
     if t is list:
         for i, v in enumerate(value):
-            bad = _json_problem_slow(v, join(pointer, i))
+            bad = _json_problem_slow(v, join(pointer, i), depth + 1)
             if bad:
                 return bad
         return None
@@ -445,6 +447,33 @@ def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
             run.err(pointer, "task needs at least one non-empty part among env, llm and result")
 
 
+MAX_DEPTH = 254  # orjson writes JSON nested at most this deep (it reads up to 1024)
+
+
+def _check_writable(run: _Run, story: dict) -> None:
+    """The whole document must be writable as JSON: one orjson pass, in C. It catches what a strict parser
+    lets through and no writer could write back — nesting deeper than ``MAX_DEPTH``."""
+    try:
+        orjson.dumps(story)
+    except orjson.JSONEncodeError as exc:
+        pointer = _too_deep(story) or ""
+        reason = f"nested deeper than {MAX_DEPTH} levels, which JSON writers refuse" if pointer else str(exc)
+        run.err(pointer, reason)
+
+
+def _too_deep(node: Any) -> str | None:
+    """The pointer of the first container nested deeper than ``MAX_DEPTH`` (iterative: no recursion)."""
+    stack = [(node, "", 1)]
+    while stack:
+        node, pointer, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_DEPTH:
+                return pointer
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend((v, join(pointer, k), depth + 1) for k, v in reversed(list(items)))
+    return None
+
+
 def _nonempty_part(part: Any) -> bool:
     return type(part) is dict and any(not _absentish(v) for v in part.values())
 
@@ -595,6 +624,8 @@ def iter_errors(story: Any, *, document_id: str | None = None, parsed: bool = Fa
     if "prompt" in story:
         _check_document_prompt(run, story["prompt"])
     uf_ok = "unknown_fields" not in story or _check_unknown_fields(run, story["unknown_fields"])
+    if not run.errors:
+        _check_writable(run, story)
     if "unknown_key_counts" in story and uf_ok and type(story["unknown_key_counts"]) is dict:
         expected = compute_unknown_key_counts(story.get("unknown_fields"))
         if not _same_counts(story["unknown_key_counts"], expected):

@@ -17,7 +17,6 @@ line index as ``{r}``: a top-level array and JSON Lines are both normalised to `
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +28,7 @@ from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import INT64_MAX, compute_unknown_key_counts, is_time, validate
 from .base import Record, as_bytes, json_lines
+from .markup import blocks, named_blocks
 
 NAME = "openai-msg"
 ALIASES = ("openai-messages",)
@@ -89,9 +89,6 @@ CONTENT_PART_TYPES = frozenset(
 )
 CONTEXT_SRC = {"system": "system", "user": "user", "assistant": "agent"}
 CONTEXT_KIND = {"system": "context", "user": "llm.request", "assistant": "llm.response"}
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
-_FUNCTION_BLOCK = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.S)
-_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)</parameter>", re.S)
 
 
 def _empty(value: Any) -> bool:
@@ -777,13 +774,14 @@ class _Session:
     def _marker_calls(self, content: str, r: int) -> list[dict]:
         """Tool calls written as text: ``<tool_call>{json}</tool_call>`` and ``<function=…>`` blocks."""
         found: list[tuple[str, Any]] = []
-        for block in _TOOL_CALL_BLOCK.findall(content):
+        for _, _, raw in blocks(content, "<tool_call>", "</tool_call>"):
+            block = raw.strip()
             ok, value = _try_json(block, self.scan)
             if ok and isinstance(value, dict) and _nonempty_str(value.get("name")):
                 found.append((value["name"], value.get("arguments", {})))
         if not found:
-            for name, body in _FUNCTION_BLOCK.findall(content):
-                params = {k: v.strip("\n") for k, v in _PARAMETER.findall(body)}
+            for name, body in named_blocks(content, "<function=", "</function>", close_optional=True):
+                params = {k: v.strip("\n") for k, v in named_blocks(body, "<parameter=", "</parameter>")}
                 found.append((name, params))
         calls = []
         for c, (name, args) in enumerate(found):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -32,6 +31,7 @@ from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import compute_unknown_key_counts, is_time, validate
 from .base import Record, as_bytes, json_lines
+from .markup import blocks, without
 
 NAME = "sharegpt"
 ALIASES = ("agent-jsonl",)
@@ -55,10 +55,6 @@ SYSTEM_TEMPLATE = (
     "Example:\n<tool_call>\n{{'name': <function-name>,'arguments': <args-dict>}}\n</tool_call>"
 )
 ROLE_FROM = {"system": "system", "user": "human", "agent": "gpt"}
-_THINK = re.compile(r"<think>(.*?)</think>", re.S)
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
-_TOOL_RESPONSE = re.compile(r"<tool_response>\s*(.*?)\s*</tool_response>", re.S)
-_SYSTEM_TOOLS = re.compile(r"\n<tools>\n(.*)\n</tools>\n", re.S)
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
 
@@ -175,7 +171,7 @@ def _response_content(content: Any) -> Any:
     if isinstance(content, str) and content.strip().startswith(("{", "[")):
         try:
             return json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):
             return content
     return content
 
@@ -469,7 +465,8 @@ class _Reader:
         calls = agent.get("tool_calls") or []
         unmatched = list(range(len(calls)))
         out = []
-        for k, block in enumerate(_TOOL_RESPONSE.findall(value)):
+        for k, (_, _, raw) in enumerate(blocks(value, "<tool_response>", "</tool_response>")):
+            block = raw.strip()
             ok, payload = _strict(block)
             if not ok or not isinstance(payload, dict):
                 payload = {"content": block}
@@ -534,10 +531,10 @@ class _Reader:
         """The tools of a system prompt that is exactly the generated template, else None."""
         if not isinstance(value, str):
             return None
-        m = _SYSTEM_TOOLS.search(value)
-        if m is None:
+        start, end = value.find("\n<tools>\n"), value.rfind("\n</tools>\n")
+        if start < 0 or end < start + len("\n<tools>\n"):
             return None
-        ok, listed = _strict(m.group(1))
+        ok, listed = _strict(value[start + len("\n<tools>\n") : end])
         if not ok:
             return None
         if not isinstance(listed, list) or not all(
@@ -555,17 +552,20 @@ class _Reader:
         if not isinstance(value, str):
             turn["msg"] = value
             return turn
-        reasons = [r.removeprefix("\n").removesuffix("\n") for r in _THINK.findall(value)]
-        rest = _THINK.sub("", value)
+        thinks = blocks(value, "<think>", "</think>")
+        reasons = [inner.removeprefix("\n").removesuffix("\n") for _, _, inner in thinks]
+        rest = without(value, thinks)
         calls = []
-        for c, block in enumerate(_TOOL_CALL.findall(rest)):
+        call_blocks = blocks(rest, "<tool_call>", "</tool_call>")
+        for c, (_, _, raw) in enumerate(call_blocks):
+            block = raw.strip()
             ok, payload = _strict(block)
             if not ok:
                 continue
             if isinstance(payload, dict) and isinstance(payload.get("name"), str) and payload["name"]:
                 calls.append({"tcid": f"call-{i}-{c}", "fn": payload["name"], "args": payload.get("arguments", {})})
         if calls:
-            rest = _TOOL_CALL.sub(lambda m: "" if self._is_call(m.group(1)) else m.group(0), rest)
+            rest = without(rest, [b for b in call_blocks if self._is_call(b[2].strip())])
         turn["msg"] = rest.strip()
         reason = "\n".join(r for r in reasons if r.strip())
         if reason:
