@@ -22,6 +22,7 @@ from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, get_format, iter_records
 from .formats.base import Record
+from .paths import document_file_names, safe_path
 from .storyline import iter_errors
 
 EPILOG = """examples:
@@ -30,6 +31,7 @@ EPILOG = """examples:
   pchronicle-datasets convert captures/*.jsonl --from openai-msg --to sharegpt -o out/train
       (writes out/train/trajectory_samples.jsonl and out/train/failed_trajectories.jsonl)
   pchronicle-datasets convert run.storyline.json --to parquet -o out/run.parquet
+  pchronicle-datasets convert captures/*.jsonl --to storyline --per-document -o out/sessions
   pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\
       --quarantine out/bad.jsonl
   pchronicle-datasets push captures/*.jsonl --repo org/agent-sft --to sharegpt
@@ -185,6 +187,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
+    elif args.per_document:
+        if get_format(args.target).NAME != "storyline":
+            raise _fail("--per-document writes Storyline files ({session}.storyline.json): use --to storyline")
+        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
+        out.mkdir(parents=True, exist_ok=True)
+        fmt = get_format("storyline")
+        for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
+            safe_path(out, name).write_text(fmt.encode([story]), encoding="utf-8")
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(get_format(args.target).encode(stories), encoding="utf-8")
@@ -269,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a format; parquet (one file); dataset (a datasets directory, save_to_disk)",
     )
     c.add_argument("-o", "--output", required=True, metavar="OUT")
+    c.add_argument(
+        "--per-document",
+        action="store_true",
+        help="with --to storyline: OUT is a folder of {session}.storyline.json files (safe names)",
+    )
     c.set_defaults(func=cmd_convert)
     p = sub.add_parser(
         "push",
