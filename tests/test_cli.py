@@ -1,0 +1,154 @@
+"""The `pchronicle-datasets` command line, run as a user runs it (in-process `main`, and once as a process)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx2
+import pyarrow.parquet as pq
+import pytest
+from datasets import load_from_disk
+from huggingface_hub.utils import _http
+
+import pchronicle_datasets as pc
+from pchronicle_datasets.cli import main
+from tests.test_hub import FakeHub
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "pchronicle_datasets" / "samples"
+CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
+GOLDENS = SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl"
+
+
+def story(**changes) -> dict:
+    base = {
+        "schema_version": "storyline/v1",
+        "session": "s",
+        "agent": {"id": "a"},
+        "turns": [{"id": 1, "src": "user", "msg": "hi"}],
+    }
+    return {**base, **changes}
+
+
+def test_help_shows_examples():
+    proc = subprocess.run([sys.executable, "-m", "pchronicle_datasets", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout and "pchronicle-datasets convert" in proc.stdout
+    sub = subprocess.run(
+        [sys.executable, "-m", "pchronicle_datasets", "push", "--help"], capture_output=True, text=True
+    )
+    assert "--repo" in sub.stdout and "examples:" in sub.stdout
+
+
+def test_validate_valid_inputs_exit_0(capsys):
+    assert main(["validate", str(GOLDENS), str(CAPTURE)]) == 0
+    assert "9 valid document(s), 0 problem(s) in 2 file(s)" in capsys.readouterr().err
+
+
+def test_validate_reports_every_error_with_file_line_and_pointer(tmp_path, capsys):
+    bad = tmp_path / "bad.storyline.jsonl"
+    lines = [
+        json.dumps(story()),
+        json.dumps(story(session="", turns=[{"id": True, "src": "user", "msg": 1}])),
+        "{not json",
+    ]
+    bad.write_text("\n".join(lines) + "\n")
+    assert main(["validate", str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"/session: must be a non-empty string in {bad} line 2",
+        f"/turns/0/id: expected an integer, got boolean in {bad} line 2",
+        f"(root): not valid JSON: unexpected character, expected a string key in {bad} line 3",
+    ]
+
+
+def test_validate_reads_compressed_files_and_detects_formats(tmp_path, capsys):
+    gz = tmp_path / "capture.jsonl.gz"
+    gz.write_bytes(gzip.compress(CAPTURE.read_bytes()))
+    assert main(["validate", str(gz)]) == 0
+    assert "3 valid document(s)" in capsys.readouterr().err
+
+
+def test_inspect_counts_formats_turns_and_tools(capsys):
+    assert main(["inspect", "--json", str(CAPTURE), str(GOLDENS)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents_per_format"] == {"atif": 6, "openai-msg": 3}
+    assert report["documents"] == 9 and report["bad_records"] == 0
+    assert report["tools"]["terminal"] == {"count": 6, "success": 4, "failure": 0}
+    assert main(["inspect", str(CAPTURE)]) == 0
+    text = capsys.readouterr().out
+    assert "documents: 3" in text and "terminal" in text
+
+
+@pytest.mark.parametrize("target", ["storyline", "openai-msg", "sharegpt", "parquet", "dataset"])
+def test_convert_to_every_target(tmp_path, target):
+    out = tmp_path / "out"
+    assert main(["convert", str(CAPTURE), "--to", target, "-o", str(out)]) == 0
+    expected = pc.into_storyline("openai-msg", CAPTURE.read_bytes(), document_id=str(CAPTURE))
+    if target == "parquet":
+        assert [pc.row_to_story(r) for r in pq.read_table(out).to_pylist()] == expected
+    elif target == "dataset":
+        assert [pc.row_to_story(r) for r in load_from_disk(str(out))] == expected
+    elif target == "sharegpt":
+        lines = (out / "trajectory_samples.jsonl").read_text().splitlines()
+        assert [json.loads(line)["conversations"] for line in lines] == [
+            pc.to_sharegpt(s)["conversations"] for s in expected
+        ]
+    else:
+        assert pc.into_storyline(target, out.read_bytes(), document_id=str(CAPTURE)) == expected
+
+
+def test_convert_stops_at_a_bad_record_or_skips_it(tmp_path, capsys):
+    src = tmp_path / "mixed.jsonl"
+    src.write_text(CAPTURE.read_text() + '{"session_id": "x", "step_id": 0}\n')
+    assert main(["convert", str(src), "--from", "openai-msg", "--to", "storyline", "-o", str(tmp_path / "a")]) == 1
+    assert "/session_steps/14/step_id" in capsys.readouterr().err
+    quarantine = tmp_path / "q" / "bad.jsonl"
+    assert (
+        main(
+            [
+                "convert",
+                str(src),
+                "--from",
+                "openai-msg",
+                "--to",
+                "storyline",
+                "-o",
+                str(tmp_path / "b"),
+                "--on-bad-records",
+                "skip",
+                "--quarantine",
+                str(quarantine),
+            ]
+        )
+        == 0
+    )
+    assert len(pc.into_storyline("storyline", (tmp_path / "b").read_bytes())) == 3
+    [entry] = [json.loads(line) for line in quarantine.read_text().splitlines()]
+    assert entry["pointer"] == "/session_steps/14/step_id" and entry["line"] == 15
+
+
+def test_errors_are_clear(tmp_path, capsys):
+    with pytest.raises(SystemExit, match="cannot read"):
+        main(["validate", str(tmp_path / "missing.jsonl")])
+    with pytest.raises(SystemExit):  # argparse refuses an unknown format and lists the known ones
+        main(["convert", str(CAPTURE), "--to", "csv", "-o", "x"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_push_uploads_parquet_and_a_card(tmp_path, monkeypatch):
+    fake = FakeHub()
+    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    try:
+        code = main(["push", str(CAPTURE), "--repo", "org/agent-sft", "--to", "sharegpt", "--token", "hf_test_token"])
+    finally:
+        _http.set_client_factory(_http.default_client_factory)
+    assert code == 0
+    assert set(fake.files) == {"README.md", "data/train-00000-of-00001.parquet"}
+    card = fake.files["README.md"].decode()
+    assert "auto → to_sharegpt" in card and "train: 3" in card
