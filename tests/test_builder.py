@@ -26,6 +26,7 @@ from datasets.exceptions import DatasetGenerationError
 
 import pchronicle_datasets as pc
 from pchronicle_datasets import BadRecordError, FormatError
+from pchronicle_datasets.formats import iter_records
 
 SAMPLES = Path(pc.__file__).resolve().parent / "samples"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
@@ -111,10 +112,9 @@ def small_docs(prefix: str, n: int) -> bytes:
     return b"".join(json.dumps({**SMALL_DOC, "session": f"{prefix}{i}"}).encode() + b"\n" for i in range(n))
 
 
-def blanked(data: bytes, numbers: set[int]) -> bytes:
-    """``data`` with some 1-based lines made blank: the other rows keep their line numbers and indexes."""
-    lines = data.splitlines(keepends=True)
-    return b"".join(b"\n" if i in numbers else line for i, line in enumerate(lines, 1))
+def good_records(fmt: str, data: bytes, document_id: str) -> list[dict]:
+    """The documents the hub's reader gives for ``data``, bad records left out (what skip mode keeps)."""
+    return [rec.story for rec in iter_records(fmt, data, document_id) if rec.error is None]
 
 
 def sharegpt_text() -> str:
@@ -637,8 +637,7 @@ def test_skip_keeps_the_good_records_and_logs_the_count(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         ds = load(tmp_path, str(path), on_bad_records="skip", split="train")
     assert ds["session"] == SESSIONS[1:]
-    kept = blanked(CAPTURE.read_bytes(), {1, 2, 3, 4, 5, 6, 8})
-    assert stories_of(ds) == pc.into_storyline("openai-msg", kept, document_id="bad.jsonl")
+    assert stories_of(ds) == good_records("openai-msg", path.read_bytes(), "bad.jsonl")
     ours = [r for r in caplog.records if r.name == "pchronicle_datasets.builder"]
     assert all(r.levelno == logging.WARNING for r in ours)
     summaries = [r.getMessage() for r in ours if "skipped 2 bad record(s)" in r.getMessage()]
@@ -705,8 +704,7 @@ def test_skip_loses_nothing(tmp_path):
     quarantined = [line for e in entries[:3] for line in e["record"].encode().splitlines()]
     input_lines = capture.splitlines()
     assert sorted(quarantined) == sorted(input_lines[i - 1] for i in (2, 7, 8, 9, 10, 12))
-    rest = blanked(capture, {2, 7, 8, 9, 10, 12})
-    assert [pc.row_to_story(r) for r in cap_rows] == pc.into_storyline("openai-msg", rest, document_id="capture.jsonl")
+    assert [pc.row_to_story(r) for r in cap_rows] == good_records("openai-msg", capture, "capture.jsonl")
     assert [r["session"] for r in cap_rows] == [SESSIONS[0], SESSIONS[2]]
 
     # goldens: 7 non-blank lines = 5 documents + 2 quarantine entries holding the other two lines verbatim.

@@ -455,15 +455,18 @@ def test_turns_follow_step_id_order_when_rows_are_out_of_order() -> None:
     assert story["final_metrics"] == {"reward": 1}
 
 
-def test_json_lines_pointers_use_the_physical_line_index() -> None:
+def test_json_lines_pointers_use_the_row_index_and_errors_the_physical_line() -> None:
+    """Decision (docs/formats/openai-msg.md): blank lines are not rows, so {r} counts non-blank lines only
+    (export writes no blank lines and gives back the same pointers); errors name the physical line."""
     text = (
         json.dumps(row(1, [user("q")], assistant("a"))) + "\n\n" + json.dumps(row(2, [user("q2")], assistant("b"), x=1))
     )
     [story] = into_storyline(NAME, text + "\n", document_id=DOC)
-    assert fields(story) == {"/session_steps/2/x": 1}
+    assert fields(story) == {"/session_steps/1/x": 1}
+    assert into_storyline(NAME, from_storyline(NAME, [story]), document_id=DOC) == [story]
     bad = json.dumps(row(1, [user("q")], assistant("a"))) + "\n\n" + json.dumps(row(0, [user("q2")], assistant("b")))
     err = refused(bad)
-    assert (err.pointer, err.line) == ("/session_steps/2/step_id", 3)
+    assert (err.pointer, err.line) == ("/session_steps/1/step_id", 3)
 
 
 def test_empty_file_is_zero_documents() -> None:

@@ -42,8 +42,8 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
     """The non-blank lines ``(1-based line number, bytes)`` when ``data`` (which is not one JSON text) is
     JSON Lines, else None.
 
-    It is JSON Lines when it has two non-blank lines or more and one of them is, by itself, a non-empty
-    JSON object or array: a pretty-printed document never has such a line (they span several lines), while
+    It is JSON Lines when it has two non-blank lines or more and one of them is, by itself, a JSON object
+    or array: a pretty-printed document hardly has such a line (they span several lines), while
     JSON Lines keeps its good lines even when the first is broken. orjson alone decides here, so a line it
     would misread (an integer beyond 64 bits) still counts, and its strict parse later reports the value.
     """
@@ -55,6 +55,6 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if isinstance(value, (dict, list)) and value:
+        if isinstance(value, (dict, list)):
             return lines
     return None

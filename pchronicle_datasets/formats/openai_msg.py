@@ -17,6 +17,7 @@ line index as ``{r}``: a top-level array and JSON Lines are both normalised to `
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,13 +27,16 @@ from .._gc import gc_paused
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
-from ..storyline import INT64_MAX, compute_unknown_key_counts, is_time, validate
+from ..storyline import INT64_MAX, _short, compute_unknown_key_counts, is_time, validate
 from .base import Record, as_bytes, json_lines
 from .markup import blocks, named_blocks
 
 NAME = "openai-msg"
 ALIASES = ("openai-messages",)
-HINTS = "openai-msg"  # key of this format's export hints under /meta (see docs/formats/openai-msg.md)
+HINTS = "openai-msg"
+log = logging.getLogger(
+    "pchronicle_datasets.openai_msg"
+)  # key of this format's export hints under /meta (see docs/formats/openai-msg.md)
 
 RUN_KEYS = ("run_id", "run_bucket", "job_id")
 ROW_METRICS = ("reward", "step_reward", "is_terminal", "is_truncated", "is_session_completed", "is_trainable")
@@ -142,13 +146,15 @@ def _rows(
         if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
-        for number, raw in lines:
+        # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
+        # writes no blank lines, gives back the same pointers; errors still name the physical line.
+        for r, (number, raw) in enumerate(lines):
             try:
                 row = loads(raw, document_id=document_id, line=number, scan=scan)
             except FormatError as exc:
                 yield Record(number, raw, error=exc)
                 continue
-            yield (number - 1, row, number, raw)
+            yield (r, row, number, raw)
         return
     if isinstance(whole, list):
         yield {}
@@ -414,7 +420,7 @@ class _Session:
             step = row.get("step_id")
             pointer = f"/session_steps/{r}/step_id"
             if type(step) is not int or step < 1:
-                got = "missing" if "step_id" not in row else f"{type(step).__name__} {orjson.dumps(step).decode()}"
+                got = "missing" if "step_id" not in row else f"{type(step).__name__} {_short(step)}"
                 raise self.error(pointer, f"step_id must be a positive integer, got {got}", line)
             if step in seen:
                 raise self.error(
@@ -571,7 +577,7 @@ class _Session:
             stop = last_user if last_user is not None else (out_index if out_index not in (None, -1) else len(msgs))
             for m in range(p, stop):
                 role = msgs[m].get("role")
-                if role in CONTEXT_SRC:
+                if type(role) is str and role in CONTEXT_SRC:
                     context.append(self._context_turn(msgs[m], f"{base}/messages/{m}"))
                     ctx_idx.append(m)
             hint["ctx"] = ctx_idx
@@ -660,8 +666,17 @@ class _Session:
         hint = self.hints[-1]
         rel = pointer.split("/", 3)[3]
         turn = {"id": 0, "src": "user", "msg": self._content(msg, pointer, hint, rel), "kind": "llm.request"}
-        self._message_rest(msg, pointer, ("role", "content"))
+        self._message_rest(msg, pointer, ("content", *self._role(msg, "user", hint, rel)))
         return turn
+
+    @staticmethod
+    def _role(msg: dict, expected: str, hint: dict, rel: str) -> tuple[str, ...]:
+        """``("role",)`` when the message's role is the one export writes back; an output without a role, or
+        with another value, keeps it as it was (absent, or residual)."""
+        if "role" not in msg:
+            hint.setdefault("forms", {})[f"{rel}/role"] = "absent"
+            return ("role",)
+        return ("role",) if msg["role"] == expected else ()
 
     def _tool_result(self, msg: dict, pointer: str) -> dict:
         source_id = msg["tool_call_id"]
@@ -679,7 +694,7 @@ class _Session:
     def _response_turn(self, msg: dict, pointer: str, r: int, hint: dict) -> dict:
         rel = pointer.split("/", 3)[3]
         turn: dict[str, Any] = {"id": 0, "src": "agent"}
-        consumed = ["role", "content", "tool_calls"]
+        consumed = ["content", "tool_calls", *self._role(msg, "assistant", hint, rel)]
         content = self._content(msg, pointer, hint, rel)
         if _empty(msg.get("content")) and not _empty(msg.get("refusal")):
             turn["msg"] = msg["refusal"]  # refusal is the fallback msg and counts as consumed
@@ -1155,10 +1170,11 @@ def _synthesize(story: dict) -> list[dict]:
 
     def results_of(turn: dict, calls: set[str]) -> list[dict]:
         out = []
-        for res in (
-            ((turn.get("observation") or {}).get("results") or []) if isinstance(turn.get("observation"), dict) else []
-        ):
-            if isinstance(res, dict) and res.get("source_call_id") in calls and res["source_call_id"] not in answered:
+        obs = turn.get("observation")
+        results = obs.get("results") if isinstance(obs, dict) else None
+        for res in results if isinstance(results, list) else []:
+            sid = res.get("source_call_id") if isinstance(res, dict) else None
+            if isinstance(sid, str) and sid in calls and sid not in answered:
                 answered.add(res["source_call_id"])
                 out.append({"role": "tool", "tool_call_id": res["source_call_id"], "content": res.get("content")})
         return out
@@ -1213,6 +1229,55 @@ def _synthesize(story: dict) -> list[dict]:
     return rows
 
 
+def _check_hints(rows: list) -> None:
+    """``ValueError`` unless every row hint has the shape the reader writes (see docs/formats/openai-msg.md)."""
+
+    def index(value: Any, n: int, low: int = 0) -> bool:
+        return type(value) is int and low <= value < n
+
+    seen: set[int] = set()
+    for hint in rows:
+        if not isinstance(hint, dict):
+            raise ValueError("a row hint is not an object")
+        r, n = hint.get("r"), hint.get("n")
+        if type(r) is not int or r < 0 or r in seen or type(hint.get("step_id")) is not int or hint["step_id"] < 1:
+            raise ValueError("bad r or step_id")
+        seen.add(r)
+        if type(n) is not int or n < 0 or not index(hint.get("p"), n + 1) or not index(hint.get("out"), n, -1):
+            raise ValueError("bad p, n or out")
+        if not isinstance(hint.get("keys"), list) or not all(type(k) is str for k in hint["keys"]):
+            raise ValueError("bad keys")
+        if "user" in hint and not index(hint["user"], n):
+            raise ValueError("bad user")
+        for name in ("tools", "ctx"):
+            if name in hint and not (isinstance(hint[name], list) and all(index(m, n) for m in hint[name])):
+                raise ValueError(f"bad {name}")
+        forms = hint.get("forms", {})
+        if not isinstance(forms, dict) or not all(isinstance(v, (str, dict)) for v in forms.values()):
+            raise ValueError("bad forms")
+        if hint.get("reason_key", "reasoning_content") not in REASONING_KEYS:
+            raise ValueError("bad reason_key")
+
+
+def _try_recover(story: dict, source: dict, hints: Any) -> tuple[list, dict] | None:
+    """Same-source rows, or None when the export hints are missing or do not fit the document (a document
+    edited after it was read, or hints of another producer): the rows are then synthesized, with a warning,
+    and the document's residual rides in the ``_storyline`` envelope, so nothing is dropped."""
+    if not (isinstance(hints, dict) and hints.get("version") == 1 and isinstance(hints.get("rows"), list)):
+        return None
+    try:
+        _check_hints(hints["rows"])
+        return _Recover(story, source, hints).rows()
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        log.warning(
+            "session %r: export hints at /meta/%s do not fit the document (%r); rows are synthesized",
+            story.get("session"),
+            HINTS,
+            exc,
+        )
+        return None
+
+
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """Rows for Storyline documents: JSON Lines, or an envelope when root fields must come back.
 
@@ -1230,15 +1295,18 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
         source = ((story.get("unknown_fields") or {}).get("sources") or {}).get(NAME)
         meta = story.get("meta")
         hints = meta.get(HINTS) if isinstance(meta, dict) else None
-        if source is not None and isinstance(hints, dict) and hints.get("version") == 1:
+        recovered = _try_recover(story, source, hints) if source is not None else None
+        if recovered is not None:
+            rows, story_root = recovered
             order = files.setdefault(source["source_document_id"], len(files))
-            rows, story_root = _Recover(story, source, hints).rows()
             root.update(story_root)
             keyed.extend(((0, order, r), row) for r, row in rows)
         else:
             keyed.extend(((1, index, s), row) for s, row in enumerate(_synthesize(story)))
     keyed.sort(key=lambda x: x[0])
     rows_out = [row for _, row in keyed]
-    if root:
+    if root or (len(rows_out) == 1 and "session_steps" in rows_out[0]):
+        # Root fields need the envelope; so does a lone row with a `session_steps` key of its own, which
+        # would otherwise read back as an envelope.
         return dumps({**root, "session_steps": rows_out}).decode("utf-8") + "\n"
     return "".join(dumps(row).decode("utf-8") + "\n" for row in rows_out)

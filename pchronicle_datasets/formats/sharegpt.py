@@ -301,25 +301,27 @@ def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator
             yield Record(whole_error.line, data, error=whole_error)
             return
         scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line
-        for number, raw in lines:
+        for index, (number, raw) in enumerate(lines, 1):
             try:
                 value = loads(raw, document_id=document_id, line=number + offset, scan=scan)
             except FormatError as exc:
                 yield Record(number + offset, raw, error=exc)
                 continue
-            yield _record(value, raw, document_id, number + offset)
+            yield _record(value, raw, document_id, number + offset, index)
         return
     if isinstance(whole, list) and any(isinstance(r, dict) and "conversations" in r for r in whole):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         for i, value in enumerate(whole):
-            yield _record(value, dumps(value), document_id, i + 1)
+            yield _record(value, dumps(value), document_id, i + 1, i + 1)
         return
-    yield _record(whole, data, document_id, 1 + offset)
+    yield _record(whole, data, document_id, 1 + offset, 1)
 
 
-def _record(value: Any, raw: bytes, document_id: str | None, line: int) -> Record:
+def _record(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> Record:
+    """``index``: the record's 1-based place among the file's records (it names the session; blank lines are
+    not records, so export, which writes none, gives back the same name)."""
     try:
-        story = _Reader(value, document_id, line).build()
+        story = _Reader(value, document_id, line, index).build()
     except PchronicleError as exc:
         return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
     return Record(line, raw, story=story, value=value)
@@ -343,10 +345,11 @@ def sniff(head: bytes) -> bool:
 class _Reader:
     """One record (or bare conversation) → one Storyline document."""
 
-    def __init__(self, value: Any, document_id: str | None, line: int) -> None:
+    def __init__(self, value: Any, document_id: str | None, line: int, index: int) -> None:
         self.value = value
         self.document_id = document_id
-        self.line = line
+        self.line = line  # the physical line, for errors
+        self.index = index  # the record's place among the file's records, for the session id
         self.residual: dict[str, Any] = {}
         self.keys: list[str] = []
         self.used: set[str] = set()
@@ -372,7 +375,7 @@ class _Reader:
             raise self.error(base or "", f"conversations must be an array of turns, got {_jt(conv)}")
         story: dict[str, Any] = {"schema_version": "storyline/v1"}
         story["origin"] = {"format": NAME, **({"document_id": self.document_id} if self.document_id else {})}
-        story["session"] = f"{self.document_id or NAME}#{self.line}"
+        story["session"] = f"{self.document_id or NAME}#{self.index}"
         agent: dict[str, Any] = {"id": NAME}
         turns, tools = self._turns(conv, base)
         if not bare:
@@ -683,7 +686,17 @@ def record(story: dict[str, Any], *, carry_residual: bool = False, **options: An
     hints = meta.get(HINTS) if isinstance(meta, dict) else None
     source = ((story.get("unknown_fields") or {}).get("sources") or {}).get(NAME)
     if source is not None and isinstance(hints, dict) and hints.get("version") == 1:
-        return _recover(story, hints, source.get("fields") or {})
+        try:
+            return _recover(story, hints, source.get("fields") or {})
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, StopIteration) as exc:
+            # Hints that do not fit the document (edited after it was read): write it as any other
+            # document, carrying this format's residual too, so nothing is dropped.
+            log.warning("export hints at /meta/%s do not fit the document (%r); written as a new record", HINTS, exc)
+            return _fresh_record(story, carry_residual=True, **options)
+    return _fresh_record(story, carry_residual=carry_residual, **options)
+
+
+def _fresh_record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"conversations": conversation(story, **options)}
     if isinstance(story.get("finished_at"), str):
         out["timestamp"] = story["finished_at"]
