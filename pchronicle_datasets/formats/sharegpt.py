@@ -309,12 +309,23 @@ def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator
                 continue
             yield _record(value, raw, document_id, number + offset, index)
         return
-    if isinstance(whole, list) and any(isinstance(r, dict) and "conversations" in r for r in whole):
+    if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         for i, value in enumerate(whole):
             yield _record(value, dumps(value), document_id, i + 1, i + 1)
         return
     yield _record(whole, data, document_id, 1 + offset, 1)
+
+
+def _array_of_records(whole: list, data: bytes) -> bool:
+    """A file that is one JSON array holds records (not one bare conversation) when it spans several lines
+    (a pretty-printed file of records) and has a record in it, or when every element is a record. A one-line
+    array that is not all records is a bare conversation: that is how the writer writes one, so a bare
+    conversation with odd elements reads back the same."""
+    records = [isinstance(r, dict) and "conversations" in r for r in whole]
+    if all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in whole) and whole:
+        return True
+    return any(records) and b"\n" in data.strip()
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> Record:
