@@ -693,6 +693,15 @@ def test_sharegpt_same_source_export_of_empty_bare_conversations_reads_back():
     check_input("sharegpt", FuzzInput("empty-bare", b'{"conversations": 1}\n[]\n[]\n'), "finding")
 
 
+def test_sharegpt_same_source_export_of_a_bare_conversation_holding_a_record_reads_back():
+    """A bare conversation whose only element is an object with a ``conversations`` key (kept whole as
+    residual) is written as one line, ``[{"conversations": 1}]``, which the reader then takes for a JSON array
+    of trajectory records."""
+    check_input(
+        "sharegpt", FuzzInput("bare-holding-record", b'{"conversations": 1}\n[{"conversations": 1}]\n'), "finding"
+    )
+
+
 def _edited(fmt: str, data: bytes, edit) -> FuzzInput:
     """A Storyline file of the documents read from ``data``, the first one edited (its hints, its turns)."""
     stories = pc.into_storyline(fmt, data, document_id="src.jsonl")

@@ -20,7 +20,7 @@ from ..errors import FormatError
 from . import openai_msg as _openai_msg
 from . import sharegpt as _sharegpt
 from . import storyline as _storyline
-from .base import Record, as_bytes
+from .base import Record, as_bytes, documents
 
 __all__ = ["convert", "detect", "format_names", "from_storyline", "get_format", "into_storyline", "iter_records"]
 
@@ -93,12 +93,7 @@ def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = Non
     """
     if fmt != "auto":
         get_format(fmt)  # an unknown name fails before any data is read
-    stories = []
-    for rec in iter_records(fmt, data, document_id):
-        if rec.error is not None:
-            raise rec.error
-        stories.append(rec.story)
-    return stories
+    return documents(iter_records(fmt, data, document_id))
 
 
 def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..errors import FormatError, PchronicleError
+from ..jsonio import loads, may_hold_big_int
 
-__all__ = ["Record", "as_bytes", "json_lines"]
+__all__ = ["Record", "as_bytes", "documents", "json_lines", "parsed_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -58,3 +60,29 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
         if isinstance(value, (dict, list)):
             return lines
     return None
+
+
+def parsed_lines(
+    data: bytes, lines: list[tuple[int, bytes]], document_id: str | None, scan: bool | None = None
+) -> Iterator[tuple[int, int, bytes, Any]]:
+    """``(index, line, raw, value)`` for each JSON Lines line: its 0-based place among the non-blank lines,
+    its 1-based physical line, its bytes, and its value or the ``FormatError`` that refused it. ``scan``: whether
+    ``data`` may hold integers beyond 64 bits, when the caller knows (else one scan of the whole file)."""
+    if scan is None:
+        scan = may_hold_big_int(data)
+    for index, (number, raw) in enumerate(lines):
+        try:
+            value: Any = loads(raw, document_id=document_id, line=number, scan=scan)
+        except FormatError as exc:
+            value = exc
+        yield index, number, raw, value
+
+
+def documents(records: Iterable[Record]) -> list[dict[str, Any]]:
+    """The documents of ``records``, or the first record's error raised (what ``decode`` means)."""
+    stories = []
+    for rec in records:
+        if rec.error is not None:
+            raise rec.error
+        stories.append(rec.story)
+    return stories

@@ -28,7 +28,7 @@ from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import INT64_MAX, _short, compute_unknown_key_counts, is_time, validate
-from .base import Record, as_bytes, json_lines
+from .base import Record, as_bytes, documents, json_lines, parsed_lines
 from .markup import blocks, named_blocks
 
 NAME = "openai-msg"
@@ -148,13 +148,8 @@ def _rows(
             return
         # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
         # writes no blank lines, gives back the same pointers; errors still name the physical line.
-        for r, (number, raw) in enumerate(lines):
-            try:
-                row = loads(raw, document_id=document_id, line=number, scan=scan)
-            except FormatError as exc:
-                yield Record(number, raw, error=exc)
-                continue
-            yield (r, row, number, raw)
+        for r, number, raw, row in parsed_lines(data, lines, document_id, scan):
+            yield Record(number, raw, error=row) if isinstance(row, FormatError) else (r, row, number, raw)
         return
     if isinstance(whole, list):
         yield {}
@@ -266,12 +261,7 @@ def _file_records(data: str | bytes, document_id: str | None) -> list[Record]:
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
     """All Storyline documents of a capture file (one per session); raises the first error."""
-    stories = []
-    for rec in iter_records(data, document_id):
-        if rec.error is not None:
-            raise rec.error
-        stories.append(rec.story)
-    return stories
+    return documents(iter_records(data, document_id))
 
 
 def sniff(head: bytes) -> bool:

@@ -27,10 +27,10 @@ from typing import Any
 import orjson
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads, may_hold_big_int
+from ..jsonio import dumps, loads
 from ..pointer import join, parse
 from ..storyline import compute_unknown_key_counts, is_time, validate
-from .base import Record, as_bytes, json_lines
+from .base import Record, as_bytes, documents, json_lines, parsed_lines
 from .markup import blocks, without
 
 NAME = "sharegpt"
@@ -287,10 +287,10 @@ def _elements(
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """One Record per JSON Lines record (or per element of a JSON array of records), in file order."""
-    yield from _text_records(as_bytes(data, document_id), document_id, 0)
+    yield from _text_records(as_bytes(data, document_id), document_id)
 
 
-def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator[Record]:
+def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
     if not data or data.isspace():
         return
     try:
@@ -300,21 +300,19 @@ def _text_records(data: bytes, document_id: str | None, offset: int) -> Iterator
         if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
-        scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line
-        for index, (number, raw) in enumerate(lines, 1):
-            try:
-                value = loads(raw, document_id=document_id, line=number + offset, scan=scan)
-            except FormatError as exc:
-                yield Record(number + offset, raw, error=exc)
-                continue
-            yield _record(value, raw, document_id, number + offset, index)
+        for index, number, raw, value in parsed_lines(data, lines, document_id):
+            yield (
+                Record(number, raw, error=value)
+                if isinstance(value, FormatError)
+                else _record(value, raw, document_id, number, index + 1)
+            )
         return
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         for i, value in enumerate(whole):
             yield _record(value, dumps(value), document_id, i + 1, i + 1)
         return
-    yield _record(whole, data, document_id, 1 + offset, 1)
+    yield _record(whole, data, document_id, 1, 1)
 
 
 def _array_of_records(whole: list, data: bytes) -> bool:
@@ -340,12 +338,7 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int, index: i
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
     """All Storyline documents of a trajectory file (one per record); raises the first error."""
-    stories = []
-    for rec in iter_records(data, document_id):
-        if rec.error is not None:
-            raise rec.error
-        stories.append(rec.story)
-    return stories
+    return documents(iter_records(data, document_id))
 
 
 def sniff(head: bytes) -> bool:

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads, may_hold_big_int
+from ..jsonio import dumps, loads
 from ..storyline import validate
-from .base import Record, as_bytes, json_lines
+from .base import Record, as_bytes, documents, json_lines, parsed_lines
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
@@ -42,14 +42,12 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
         if lines is None:
             yield Record(whole_error.line, data, error=whole_error)
             return
-        scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line
-        for number, raw in lines:
-            try:
-                value = loads(raw, document_id=document_id, line=number, scan=scan)
-            except FormatError as exc:
-                yield Record(number, raw, error=exc)
-                continue
-            yield _record(value, raw, document_id, number)
+        for _, number, raw, value in parsed_lines(data, lines, document_id):
+            yield (
+                Record(number, raw, error=value)
+                if isinstance(value, FormatError)
+                else _record(value, raw, document_id, number)
+            )
         return
     yield _record(whole, data, document_id, None)
 
@@ -73,12 +71,7 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
     """All documents of a storyline file; raises the first error (with its file, line and pointer)."""
-    stories = []
-    for rec in iter_records(data, document_id):
-        if rec.error is not None:
-            raise rec.error
-        stories.append(rec.story)
-    return stories
+    return documents(iter_records(data, document_id))
 
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
