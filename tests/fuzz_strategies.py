@@ -26,6 +26,7 @@ quarter of a megabyte of bytes. The classes of input, each a named strategy:
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import itertools
 import json
@@ -199,13 +200,14 @@ HOSTILE_VALUES: tuple[Any, ...] = (
 MUTATION_VALUES: tuple[Any, ...] = (*WRONG_VALUES.values(), *HOSTILE_VALUES)
 
 
-def json_paths(value: Any, limit: int = 20_000) -> list[tuple]:
-    """Every path (a tuple of keys and indices) in ``value``, root first, document order; ``Raw`` is a leaf."""
-    out: list[tuple] = []
+def json_nodes(value: Any, limit: int = 20_000) -> list[tuple[tuple, Any]]:
+    """Every ``(path, node)`` in ``value`` (a path is a tuple of keys and indices), root first, document order;
+    ``Raw`` is a leaf."""
+    out: list[tuple[tuple, Any]] = []
     stack: list[tuple[tuple, Any]] = [((), value)]
     while stack and len(out) < limit:
         path, node = stack.pop()
-        out.append(path)
+        out.append((path, node))
         if isinstance(node, dict):
             stack.extend(((*path, k), v) for k, v in reversed(list(node.items())))
         elif isinstance(node, list):
@@ -213,10 +215,20 @@ def json_paths(value: Any, limit: int = 20_000) -> list[tuple]:
     return out
 
 
+def json_paths(value: Any, limit: int = 20_000) -> list[tuple]:
+    """Every path in ``value``, root first, document order."""
+    return [path for path, _ in json_nodes(value, limit)]
+
+
 def _get(value: Any, path: tuple) -> Any:
     for token in path:
         value = value[token]
     return value
+
+
+def _pick(draw: st.DrawFn, items: list | tuple) -> Any:
+    """One of ``items`` (an index draw: ``sampled_from`` would walk a list of thousands on every call)."""
+    return items[draw(st.integers(0, len(items) - 1))]
 
 
 def replace_at(value: Any, path: tuple, new: Any) -> Any:
@@ -449,7 +461,7 @@ def _sharegpt_record(draw: st.DrawFn) -> Any:
 @st.composite
 def _generated(draw: st.DrawFn, fmt: str) -> FuzzInput:
     if fmt == "storyline":
-        docs = draw(st.lists(storylines(max_turns=3), min_size=1, max_size=3))
+        docs = draw(st.lists(storylines(max_turns=3), min_size=1, max_size=2))
         if len(docs) == 1 and draw(st.booleans()):
             return FuzzInput("gen:storyline-doc", render(docs[0], indent=draw(st.sampled_from([None, 2]))).encode())
         return FuzzInput("gen:storyline-jsonl", b"".join(orjson.dumps(d) + b"\n" for d in docs))
@@ -522,7 +534,7 @@ def _mutate_bytes(draw: st.DrawFn, data: bytearray, op: str) -> str:
         p = draw(st.integers(0, n))
         data[p:p] = b"\xe2\x82"
         return f"partial-utf8@{p}"
-    p = draw(st.sampled_from(leads))
+    p = _pick(draw, leads)
     if draw(st.booleans()):
         del data[p + 1 :]
         return f"cut-utf8-end@{p + 1}"
@@ -542,10 +554,13 @@ def byte_mutated(draw: st.DrawFn, seeds: st.SearchStrategy[FuzzInput]) -> FuzzIn
 # ------------------------------------------------------------------------------------------ JSON mutations
 
 
-def _parse_lines(raw: bytes) -> tuple[str, list[Any]]:
-    """``("whole", [value])`` when ``raw`` is one JSON text, else ``("lines", [value or Raw(line)…])``."""
+@functools.lru_cache(maxsize=128)
+def _parse_lines(raw: bytes) -> tuple[str, tuple[Any, ...]]:
+    """``("whole", (value,))`` when ``raw`` is one JSON text, else ``("lines", (value or Raw(line), …))``.
+
+    Cached (the samples are parsed once): callers copy, and mutations copy the containers they change."""
     try:
-        return "whole", [json.loads(raw)]
+        return "whole", (json.loads(raw),)
     except ValueError:
         pass
     out: list[Any] = []
@@ -554,32 +569,30 @@ def _parse_lines(raw: bytes) -> tuple[str, list[Any]]:
             out.append(json.loads(line) if line.strip() else Raw(line.decode("utf-8", "replace")))
         except ValueError:
             out.append(Raw(line.decode("utf-8", "replace")))
-    return "lines", out
+    return "lines", tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _seed_nodes(raw: bytes, i: int) -> list[tuple[tuple, Any]]:
+    return json_nodes(_parse_lines(raw)[1][i])
 
 
 @st.composite
-def _json_mutation(draw: st.DrawFn, value: Any, ops: tuple[str, ...], values: tuple[Any, ...]) -> tuple[Any, str]:
-    paths = json_paths(value)
+def _json_mutation(
+    draw: st.DrawFn, value: Any, nodes: list[tuple[tuple, Any]], ops: tuple[str, ...], values: tuple[Any, ...]
+) -> tuple[Any, str]:
     op = draw(st.sampled_from(ops))
-    if op == "delete":
-        members = [p for p in paths if p]
-        if not members:
-            op = "replace"
-        else:
-            path = draw(st.sampled_from(members))
-            return _delete_at(value, path), f"delete{list(path)}"
-    if op == "dup_key":
-        objects = [p for p in paths if isinstance(_get(value, p), dict) and _get(value, p)]
-        if not objects:
-            op = "replace"
-        else:
-            path = draw(st.sampled_from(objects))
-            obj = _get(value, path)
-            key = draw(st.sampled_from(sorted(obj)))
-            other = draw(st.sampled_from(values))
-            return replace_at(value, path, _with_duplicate_key(obj, key, other)), f"dup_key{[*path, key]}={other!r:.40}"
-    path = draw(st.sampled_from(paths))
-    new = draw(st.sampled_from(values))
+    if op == "delete" and len(nodes) > 1:
+        path = _pick(draw, nodes[1:])[0]
+        return _delete_at(value, path), f"delete{list(path)}"
+    objects = [(p, n) for p, n in nodes if isinstance(n, dict) and n] if op == "dup_key" else []
+    if objects:
+        path, obj = _pick(draw, objects)
+        key = _pick(draw, sorted(obj))
+        other = _pick(draw, values)
+        return replace_at(value, path, _with_duplicate_key(obj, key, other)), f"dup_key{[*path, key]}={other!r:.40}"
+    path = _pick(draw, nodes)[0]
+    new = _pick(draw, values)
     return replace_at(value, path, new), f"replace{list(path)}={new!r:.40}"
 
 
@@ -593,15 +606,19 @@ def json_mutated(
 ) -> FuzzInput:
     """1–``max_ops`` JSON-level mutations of one line (or the whole document) of a seed, written back as text."""
     seed = draw(seeds)
-    mode, lines = _parse_lines(seed.raw)
+    raw = seed.raw
+    mode, parsed = _parse_lines(raw)
+    lines = list(parsed)
     targets = [i for i, v in enumerate(lines) if not isinstance(v, Raw)]
     if not targets:
         return seed.then("unparsable", seed.data)
-    i = draw(st.sampled_from(targets))
-    value = lines[i]
+    i = _pick(draw, targets)
+    value, nodes = lines[i], _seed_nodes(raw, i)
     steps = []
-    for _ in range(draw(st.integers(1, max_ops))):
-        value, step = draw(_json_mutation(value, ops, values))
+    for n in range(draw(st.integers(1, max_ops))):
+        if n:
+            nodes = json_nodes(value)
+        value, step = draw(_json_mutation(value, nodes, ops, values))
         steps.append(step)
     lines[i] = value
     ascii_ = draw(st.booleans())
@@ -757,7 +774,7 @@ def _string_starts(raw: bytes) -> list[int]:
 def _in_string(draw: st.DrawFn, seed: FuzzInput, blobs: tuple[bytes, ...], name: str) -> FuzzInput:
     raw = seed.raw
     spots = _string_starts(raw) or [0]
-    p = draw(st.sampled_from(spots))
+    p = _pick(draw, spots)
     blob = draw(st.sampled_from(blobs))
     return seed.then(f"{name}@{p}:{blob!r}", raw[:p] + blob + raw[p:])
 
@@ -827,7 +844,7 @@ def hostile(draw: st.DrawFn, fmt: str) -> FuzzInput:
     if kind == "surrogate-str":
         text = seed.raw.decode("utf-8", "replace")
         spots = [m.end() for m in itertools.islice(re.finditer(r'":\s*"', text), 3000)] or [0]
-        p = draw(st.sampled_from(spots))
+        p = _pick(draw, spots)
         return seed.then(
             f"surrogate-str@{p}", text[:p] + draw(st.sampled_from(["\ud800", "\udfff", "a\udc80"])) + text[p:]
         )

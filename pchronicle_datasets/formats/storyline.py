@@ -54,7 +54,9 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:
     if not isinstance(value, dict):
-        kind = "array" if isinstance(value, list) else type(value).__name__
+        kind = {list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
+            type(value), "null" if value is None else type(value).__name__
+        )
         error = FormatError(
             f"expected a Storyline document (a JSON object), got {kind}; a storyline file holds one "
             "document or JSON Lines of documents",
