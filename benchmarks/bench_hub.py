@@ -16,56 +16,18 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 
 import orjson
+from common import best_of, text  # the scripts run from benchmarks/, which is on sys.path
 
 from pchronicle_datasets import into_storyline, row_to_story, rows_to_table, story_to_row, validate
-
-WORDS = tuple(
-    [
-        "the",
-        "file",
-        "build",
-        "test",
-        "error",
-        "fix",
-        "python",
-        "import",
-        "module",
-        "function",
-        "return",
-        "value",
-        "list",
-        "path",
-        "config",
-        "run",
-        "step",
-        "agent",
-        "tool",
-        "result",
-        "ok",
-        "failed",
-        "retry",
-        "read",
-        "write",
-        "patch",
-        "diff",
-        "line",
-        "column",
-    ]
-)
-
-
-def _text(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
 def make_document(rng: random.Random, i: int) -> dict:
     """A coding-agent trajectory: system + user context, then agent turns with tool calls and results."""
     turns = [
-        {"id": 1, "src": "system", "msg": _text(rng, 120), "copied": True},
-        {"id": 2, "src": "user", "msg": _text(rng, 40), "ts": "2026-07-30T12:00:00.123456Z"},
+        {"id": 1, "src": "system", "msg": text(rng, 120), "copied": True},
+        {"id": 2, "src": "user", "msg": text(rng, 40), "ts": "2026-07-30T12:00:00.123456Z"},
     ]
     tid = 3
     for step in range(rng.randint(8, 16)):
@@ -73,8 +35,8 @@ def make_document(rng: random.Random, i: int) -> dict:
             {
                 "tcid": f"call_{i}_{step}_{c}",
                 "fn": rng.choice(("bash", "read_file", "write_file", "search")),
-                "args": {"command": _text(rng, 8), "timeout": rng.choice((30, 60.0, None))},
-                "result": _text(rng, rng.randint(20, 200)),
+                "args": {"command": text(rng, 8), "timeout": rng.choice((30, 60.0, None))},
+                "result": text(rng, rng.randint(20, 200)),
                 "duration_ms": rng.randint(1, 5000),
             }
             for c in range(rng.randint(0, 2))
@@ -82,10 +44,10 @@ def make_document(rng: random.Random, i: int) -> dict:
         turn = {
             "id": tid,
             "src": "agent",
-            "msg": _text(rng, rng.randint(5, 60)),
+            "msg": text(rng, rng.randint(5, 60)),
             "ts": 1753876800 + step + rng.randint(0, 999) / 1000,
             "model": "gpt-5-mini",
-            "reason": _text(rng, rng.randint(0, 80)),
+            "reason": text(rng, rng.randint(0, 80)),
             "metrics": {
                 "prompt_tokens": rng.randint(100, 9000),
                 "completion_tokens": rng.randint(5, 800),
@@ -116,15 +78,6 @@ def make_document(rng: random.Random, i: int) -> dict:
     }
 
 
-def timed(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=2000)
@@ -150,7 +103,7 @@ def main() -> None:
     print(f"corpus: {args.docs} documents, {mb:.1f} MB of JSON Lines, {sum(len(s['turns']) for s in stories)} turns")
     print(f"{'stage':<16}{'seconds':>10}{'MB/s':>10}{'docs/s':>12}")
     for name, fn in stages:
-        sec = timed(fn, args.repeat)
+        sec = best_of(fn, args.repeat)
         print(f"{name:<16}{sec:>10.3f}{mb / sec:>10.1f}{args.docs / sec:>12.0f}")
 
 

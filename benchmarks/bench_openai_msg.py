@@ -14,26 +14,17 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 
 import orjson
+from common import best_of, text  # the scripts run from benchmarks/, which is on sys.path
 
 from pchronicle_datasets import into_storyline
-
-WORDS = tuple(
-    "the file build test error fix python import module function return value list path config run step "  # noqa: SIM905
-    "agent tool result ok failed retry read write patch diff line column".split()
-)
-
-
-def _text(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
 def session_rows(rng: random.Random, s: int, steps: int) -> list[dict]:
     history = [
-        {"role": "system", "content": _text(rng, 300)},
-        {"role": "user", "content": _text(rng, 60)},
+        {"role": "system", "content": text(rng, 300)},
+        {"role": "user", "content": text(rng, 60)},
     ]
     rows = []
     for step in range(1, steps + 1):
@@ -43,15 +34,15 @@ def session_rows(rng: random.Random, s: int, steps: int) -> list[dict]:
                 "type": "function",
                 "function": {
                     "name": rng.choice(("bash", "read_file", "write_file")),
-                    "arguments": orjson.dumps({"command": _text(rng, 10), "timeout": 60}).decode(),
+                    "arguments": orjson.dumps({"command": text(rng, 10), "timeout": 60}).decode(),
                 },
             }
             for c in range(rng.randint(0, 2))
         ]
         response = {
             "role": "assistant",
-            "content": _text(rng, rng.randint(10, 80)),
-            "reasoning_content": _text(rng, rng.randint(20, 120)),
+            "content": text(rng, rng.randint(10, 80)),
+            "reasoning_content": text(rng, rng.randint(20, 120)),
         }
         if calls:
             response["tool_calls"] = calls
@@ -82,9 +73,9 @@ def session_rows(rng: random.Random, s: int, steps: int) -> list[dict]:
         )
         history = [*history, {k: v for k, v in response.items() if k != "reasoning_content"}]
         for call in calls:
-            history.append({"role": "tool", "tool_call_id": call["id"], "content": _text(rng, rng.randint(20, 300))})
+            history.append({"role": "tool", "tool_call_id": call["id"], "content": text(rng, rng.randint(20, 300))})
         if rng.random() < 0.2:
-            history.append({"role": "user", "content": _text(rng, 20)})
+            history.append({"role": "user", "content": text(rng, 20)})
     return rows
 
 
@@ -95,15 +86,6 @@ def make_corpus(sessions: int, seed: int = 11) -> bytes:
         for row in session_rows(rng, s, rng.randint(8, 24)):
             out.append(orjson.dumps(row))
     return b"\n".join(out) + b"\n"
-
-
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:

@@ -20,17 +20,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
+from common import best_of, text  # the scripts run from benchmarks/, which is on sys.path
 
 import pchronicle_datasets as pc
 
-WORDS = (
-    "the file build test error fix python import module function return value list path config run step "  # noqa: SIM905
-    "agent tool result ok failed retry read write patch diff line column".split()
-)
 TOOLS = [
     {
         "type": "function",
@@ -65,13 +61,9 @@ json.dump({"seconds": best, "outputs": out}, open(sys.argv[2], "w"), ensure_asci
 """
 
 
-def _text(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
-
-
 def trajectory(rng: random.Random, i: int) -> list[dict]:
     """OpenAI messages as the agent keeps them (reasoning in the internal `reasoning` field)."""
-    messages: list[dict] = [{"role": "user", "content": _text(rng, 30)}]
+    messages: list[dict] = [{"role": "user", "content": text(rng, 30)}]
     for step in range(rng.randint(4, 12)):
         calls = [
             {
@@ -79,27 +71,27 @@ def trajectory(rng: random.Random, i: int) -> list[dict]:
                 "type": "function",
                 "function": {
                     "name": rng.choice(TOOLS)["function"]["name"],
-                    "arguments": json.dumps({"arg": _text(rng, 6)}),
+                    "arguments": json.dumps({"arg": text(rng, 6)}),
                 },
             }
             for c in range(rng.randint(0, 3))
         ]
         msg: dict = {
             "role": "assistant",
-            "content": _text(rng, rng.randint(0 if calls else 1, 40)),
-            "reasoning": _text(rng, rng.randint(0, 60)),
+            "content": text(rng, rng.randint(0 if calls else 1, 40)),
+            "reasoning": text(rng, rng.randint(0, 60)),
         }
         if calls:
             msg["tool_calls"] = calls
         messages.append(msg)
         for call in calls:
             content = (
-                json.dumps({"output": _text(rng, 30), "error": None})
+                json.dumps({"output": text(rng, 30), "error": None})
                 if rng.random() < 0.5
-                else _text(rng, rng.randint(5, 120))
+                else text(rng, rng.randint(5, 120))
             )
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": content})
-    messages.append({"role": "assistant", "content": _text(rng, 20), "reasoning": _text(rng, 10)})
+    messages.append({"role": "assistant", "content": text(rng, 20), "reasoning": text(rng, 10)})
     return messages
 
 
@@ -113,15 +105,6 @@ def to_story(messages: list[dict], i: int) -> dict:
     [story] = pc.into_storyline("openai-msg", orjson.dumps(rows))
     story["agent"]["tools"] = TOOLS
     return story
-
-
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -148,11 +131,11 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         corpus, result = Path(tmp) / "corpus.json", Path(tmp) / "result.json"
-        corpus.write_text(json.dumps({"tools": TOOLS, "trajectories": trajectories}))
+        corpus.writetext(json.dumps({"tools": TOOLS, "trajectories": trajectories}))
         subprocess.run(
             [args.reference_python, "-c", REFERENCE_SNIPPET, str(corpus), str(result), str(args.repeat)], check=True
         )
-        ref = json.loads(result.read_text())
+        ref = json.loads(result.readtext())
     same = sum(pc.to_sharegpt(s)["conversations"] == o for s, o in zip(stories, ref["outputs"], strict=True))
     label, sec = "reference convert_to_trajectory_format", ref["seconds"]
     print(f"{label:<44}{sec:>9.3f}{args.trajectories / sec:>10.0f}")

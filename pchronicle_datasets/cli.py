@@ -239,6 +239,11 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
         p.add_argument("--quarantine", metavar="PATH", help="with skip: append each bad record and its error here")
 
 
+def _command(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with the examples."""
+    return sub.add_parser(name, help=help, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pchronicle-datasets",
@@ -247,29 +252,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser(
-        "validate",
-        help="report every error of every input, with its file, line and pointer",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    v = _command(sub, "validate", "report every error of every input, with its file, line and pointer")
     _add_reading(v, policy=False)
     v.set_defaults(func=cmd_validate)
-    i = sub.add_parser(
-        "inspect",
-        help="counts per format, turns, tool calls and tool usage",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    i = _command(sub, "inspect", "counts per format, turns, tool calls and tool usage")
     _add_reading(i, policy=False)
     i.add_argument("--json", action="store_true", help="print the report as JSON")
     i.set_defaults(func=cmd_inspect)
-    c = sub.add_parser(
-        "convert",
-        help="convert inputs through Storyline",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    c = _command(sub, "convert", "convert inputs through Storyline")
     _add_reading(c)
     c.add_argument(
         "--to",
@@ -285,12 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --to storyline: OUT is a folder of {session}.storyline.json files (safe names)",
     )
     c.set_defaults(func=cmd_convert)
-    p = sub.add_parser(
-        "push",
-        help="publish inputs to the Hugging Face Hub as Parquet with a dataset card",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = _command(sub, "push", "publish inputs to the Hugging Face Hub as Parquet with a dataset card")
     _add_reading(p)
     p.add_argument("--repo", required=True, metavar="ORG/NAME")
     p.add_argument(

@@ -11,7 +11,7 @@ import orjson
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
 
-__all__ = ["Record", "as_bytes", "documents", "json_lines", "parsed_lines"]
+__all__ = ["Record", "as_bytes", "documents", "json_lines", "parse_file", "parsed_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -86,3 +86,15 @@ def documents(records: Iterable[Record]) -> list[dict[str, Any]]:
             raise rec.error
         stories.append(rec.story)
     return stories
+
+
+def parse_file(data: bytes, document_id: str | None, scan: bool | None = None) -> tuple[bool, Any]:
+    """``(True, value)`` when the whole text is one JSON value, else ``(False, parsed_lines(…))`` when it is
+    JSON Lines (``json_lines``); a file that is neither raises the whole-file ``FormatError``."""
+    try:
+        return True, loads(data, document_id=document_id)
+    except FormatError:
+        lines = json_lines(data)
+        if lines is None:
+            raise
+        return False, parsed_lines(data, lines, document_id, scan)

@@ -28,7 +28,7 @@ from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads, may_hold_big_int
 from ..pointer import join, parse
 from ..storyline import INT64_MAX, _short, compute_unknown_key_counts, is_time, validate
-from .base import Record, as_bytes, documents, json_lines, parsed_lines
+from .base import Record, as_bytes, documents, parse_file
 from .markup import blocks, named_blocks
 
 NAME = "openai-msg"
@@ -139,18 +139,19 @@ def _rows(
 
     The first item is always a dict of root fields (for the envelope; empty otherwise)."""
     try:
-        whole = loads(data, document_id=document_id)
-    except FormatError as whole_error:
-        lines = json_lines(data)
+        is_whole, parsed = parse_file(data, document_id, scan)
+    except FormatError as exc:
         yield {}
-        if lines is None:
-            yield Record(whole_error.line, data, error=whole_error)
-            return
+        yield Record(exc.line, data, error=exc)
+        return
+    if not is_whole:
+        yield {}
         # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
         # writes no blank lines, gives back the same pointers; errors still name the physical line.
-        for r, number, raw, row in parsed_lines(data, lines, document_id, scan):
+        for r, number, raw, row in parsed:
             yield Record(number, raw, error=row) if isinstance(row, FormatError) else (r, row, number, raw)
         return
+    whole = parsed
     if isinstance(whole, list):
         yield {}
         for r, row in enumerate(whole):

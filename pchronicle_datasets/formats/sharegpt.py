@@ -30,7 +30,7 @@ from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, loads
 from ..pointer import join, parse
 from ..storyline import compute_unknown_key_counts, is_time, validate
-from .base import Record, as_bytes, documents, json_lines, parsed_lines
+from .base import Record, as_bytes, documents, parse_file
 from .markup import blocks, without
 
 NAME = "sharegpt"
@@ -294,19 +294,19 @@ def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
     if not data or data.isspace():
         return
     try:
-        whole = loads(data, document_id=document_id)
-    except FormatError as whole_error:
-        lines = json_lines(data)
-        if lines is None:
-            yield Record(whole_error.line, data, error=whole_error)
-            return
-        for index, number, raw, value in parsed_lines(data, lines, document_id):
+        is_whole, parsed = parse_file(data, document_id)
+    except FormatError as exc:
+        yield Record(exc.line, data, error=exc)
+        return
+    if not is_whole:
+        for index, number, raw, value in parsed:
             yield (
                 Record(number, raw, error=value)
                 if isinstance(value, FormatError)
                 else _record(value, raw, document_id, number, index + 1)
             )
         return
+    whole = parsed
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         for i, value in enumerate(whole):

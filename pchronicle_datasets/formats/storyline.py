@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps, loads
+from ..jsonio import dumps
 from ..storyline import validate
-from .base import Record, as_bytes, documents, json_lines, parsed_lines
+from .base import Record, as_bytes, documents, parse_file
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
@@ -28,28 +28,26 @@ ALIASES: tuple[str, ...] = ()
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """Every record of a storyline file, each with its document or its error, in file order.
 
-    A file whose whole text is one JSON value is a single document; otherwise it is JSON Lines when its
-    first non-blank line is a JSON value by itself (blank lines are skipped). A file that is neither is
-    one error for the whole file.
+    A file whose whole text is one JSON value is a single document; otherwise it is JSON Lines (see
+    ``base.json_lines``; blank lines are skipped). A file that is neither is one error for the whole file.
     """
     data = as_bytes(data, document_id)
     if not data or data.isspace():
         return  # an empty file holds no documents
     try:
-        whole = loads(data, document_id=document_id)
-    except FormatError as whole_error:
-        lines = json_lines(data)
-        if lines is None:
-            yield Record(whole_error.line, data, error=whole_error)
-            return
-        for _, number, raw, value in parsed_lines(data, lines, document_id):
-            yield (
-                Record(number, raw, error=value)
-                if isinstance(value, FormatError)
-                else _record(value, raw, document_id, number)
-            )
+        whole, parsed = parse_file(data, document_id)
+    except FormatError as exc:
+        yield Record(exc.line, data, error=exc)
         return
-    yield _record(whole, data, document_id, None)
+    if whole:
+        yield _record(parsed, data, document_id, None)
+        return
+    for _, number, raw, value in parsed:
+        yield (
+            Record(number, raw, error=value)
+            if isinstance(value, FormatError)
+            else _record(value, raw, document_id, number)
+        )
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:

@@ -1,0 +1,27 @@
+"""What the benchmark scripts share: best-of-N timing and the word list their corpora are written with."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+WORDS = (
+    "the file build test error fix python import module function return value list path config run step "  # noqa: SIM905
+    "agent tool result ok failed retry read write patch diff line column".split()
+)
+
+
+def text(rng: random.Random, n: int) -> str:
+    """``n`` words of agent-log-like text."""
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` runs of ``fn``, in seconds (the least disturbed by the rest of the machine)."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
