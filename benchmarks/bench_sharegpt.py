@@ -131,11 +131,11 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         corpus, result = Path(tmp) / "corpus.json", Path(tmp) / "result.json"
-        corpus.writetext(json.dumps({"tools": TOOLS, "trajectories": trajectories}))
+        corpus.write_text(json.dumps({"tools": TOOLS, "trajectories": trajectories}))
         subprocess.run(
             [args.reference_python, "-c", REFERENCE_SNIPPET, str(corpus), str(result), str(args.repeat)], check=True
         )
-        ref = json.loads(result.readtext())
+        ref = json.loads(result.read_text())
     same = sum(pc.to_sharegpt(s)["conversations"] == o for s, o in zip(stories, ref["outputs"], strict=True))
     label, sec = "reference convert_to_trajectory_format", ref["seconds"]
     print(f"{label:<44}{sec:>9.3f}{args.trajectories / sec:>10.0f}")
