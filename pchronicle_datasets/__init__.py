@@ -18,7 +18,8 @@ from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
-from .storyline import (
+from .losses import LossReport, collect_losses
+from .schema import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
     derive_kind,
@@ -37,8 +38,10 @@ __all__ = [
     "STORYLINE_FEATURES",
     "BadRecordError",
     "FormatError",
+    "LossReport",
     "PchronicleError",
     "StorylineError",
+    "collect_losses",
     "compute_tool_stats",
     "compute_unknown_key_counts",
     "convert",

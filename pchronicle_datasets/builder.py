@@ -27,11 +27,13 @@ import datasets
 from datasets.builder import Key
 from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
+from datasets.utils.py_utils import classproperty
 
 from ._gc import gc_paused
 from .errors import FormatError, PchronicleError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import format_names, iter_records
+from .formats.residual import origin
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -86,6 +88,12 @@ class Pchronicle(datasets.ArrowBasedBuilder):
     BUILDER_CONFIG_CLASS = PchronicleConfig
     BUILDER_CONFIGS = [PchronicleConfig(name=name) for name in ["auto", *format_names()]]  # noqa: RUF012
     DEFAULT_CONFIG_NAME = "auto"
+
+    @classproperty
+    @classmethod
+    def builder_configs(cls) -> dict[str, PchronicleConfig]:
+        # Not memoized as datasets' own is: a format registered at run time (formats.register) gets a config too.
+        return {name: PchronicleConfig(name=name) for name in ["auto", *format_names()]}
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -148,7 +156,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             story = rec.story
             if "origin" not in story:
                 # A Storyline document without provenance gets its file's (documents that have an origin keep it).
-                story = {**story, "origin": {"format": "storyline", "document_id": name}}
+                story = {**story, "origin": origin("storyline", name)}
             rows.append(story_to_row(story, check=False))  # readers return validated documents
             if len(rows) >= self.config.batch_size:
                 break

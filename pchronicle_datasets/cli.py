@@ -20,10 +20,10 @@ from tqdm.auto import tqdm
 
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
-from .formats import format_names, get_format, iter_records
+from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .paths import document_file_names, safe_path
-from .storyline import iter_errors
+from .schema import iter_errors
 
 EPILOG = """examples:
   pchronicle-datasets validate run.storyline.json captures/*.jsonl.gz
@@ -160,11 +160,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    if args.target not in TABLE_OUTPUTS:
-        get_format(args.target)  # an unknown target fails before reading anything
+    fmt = None if args.target in TABLE_OUTPUTS else get_format(args.target)  # an unknown target fails first
+    if args.per_document and (fmt is None or not fmt.PER_DOCUMENT):
+        per_doc = ", ".join(f.NAME for f in formats() if f.PER_DOCUMENT)
+        raise _fail(f"--per-document writes one file per document, which only these formats do: {per_doc}")
     stories = _stories(args, "converting")
     out = Path(args.output)
-    if args.target in TABLE_OUTPUTS:
+    if fmt is None:
         table = rows_to_table(story_to_row(s, check=False) for s in stories)
         if args.target == "parquet":
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -173,31 +175,23 @@ def cmd_convert(args: argparse.Namespace) -> int:
             from datasets import Dataset
 
             Dataset(table).save_to_disk(str(out))
-    elif get_format(args.target).NAME == "sharegpt":
-        # The seed's file names: completed trajectories and the others, in the folder OUT.
+    elif fmt.OUTPUT == "folder":
+        # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
         out.mkdir(parents=True, exist_ok=True)
-        fmt = get_format("sharegpt")
-        done = [s for s in stories if fmt.is_completed(s) is not False]
-        failed = [s for s in stories if fmt.is_completed(s) is False]
-        (out / "trajectory_samples.jsonl").write_text(fmt.encode(done), encoding="utf-8")
-        (out / "failed_trajectories.jsonl").write_text(fmt.encode(failed), encoding="utf-8")
-        print(
-            f"wrote {len(done)} completed trajectories to {out / 'trajectory_samples.jsonl'} and "
-            f"{len(failed)} others to {out / 'failed_trajectories.jsonl'}",
-            file=sys.stderr,
-        )
+        files = fmt.encode_folder(stories)  # type: ignore[attr-defined]
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+        counts = ", ".join(f"{text.count(chr(10))} record(s) to {out / name}" for name, text in files.items())
+        print(f"wrote {counts}", file=sys.stderr)
         return 0
     elif args.per_document:
-        if get_format(args.target).NAME != "storyline":
-            raise _fail("--per-document writes Storyline files ({session}.storyline.json): use --to storyline")
         # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
         out.mkdir(parents=True, exist_ok=True)
-        fmt = get_format("storyline")
         for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
             safe_path(out, name).write_text(fmt.encode([story]), encoding="utf-8")
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(get_format(args.target).encode(stories), encoding="utf-8")
+        out.write_text(fmt.encode(stories), encoding="utf-8")
     print(f"wrote {len(stories)} document(s) to {out}", file=sys.stderr)
     return 0
 

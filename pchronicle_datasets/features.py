@@ -33,12 +33,14 @@ import pyarrow as pa
 from datasets import Features, List, Value
 
 from .jsonio import dumps_text
-from .storyline import validate
+from .linking import tool_results
+from .schema import validate
 
 __all__ = [
     "STORYLINE_FEATURES",
     "compute_tool_stats",
     "derived_columns",
+    "is_row",
     "row_to_story",
     "rows_to_table",
     "story_to_row",
@@ -227,6 +229,20 @@ _TRAINING_VIEW = [
 ]
 
 
+_ROW_TURN_KEYS = frozenset(name for name, _ in _TURN)
+_ROW_KEYS = frozenset(name for name, _ in _DOCUMENT)
+
+
+def is_row(example: Mapping[str, Any]) -> bool:
+    """A dataset row carries every document column (absent fields as None) and JSON text for ``any``."""
+    if "num_turns" in example or "tool_stats" in example:
+        return True
+    if not example.keys() >= _ROW_KEYS:
+        return False
+    turns = example.get("turns") or []
+    return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS
+
+
 def locate_bad_row(row: Mapping[str, Any]) -> str:
     """The JSON Pointer (into the document) of the first column value of ``row`` that does not decode:
     JSON text that is not JSON, or a value of the wrong shape. ``""`` when none is found."""
@@ -313,15 +329,6 @@ def _result_failed(content: Any) -> bool:
     return False
 
 
-def _observation_results(turn: Mapping[str, Any]) -> list:
-    obs = turn.get("observation")
-    if isinstance(obs, dict):
-        results = obs.get("results")
-        if isinstance(results, list):
-            return results
-    return []
-
-
 def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``[{tool, count, success, failure}]`` sorted by tool, for tools called at least once.
 
@@ -331,23 +338,12 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     A call without a result counts but is neither a success nor a failure, as in the reference.
     """
     stats: dict[str, list[int]] = {}
-    by_id: dict[str, str] = {}
-    turns = story.get("turns") or []
-    for turn in turns:
+    for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
-            fn = call["fn"]
-            entry = stats.setdefault(fn, [0, 0, 0])
-            entry[0] += 1
-            by_id[call["tcid"]] = fn
-            if "result" in call:
-                entry[2 if _result_failed(call["result"]) else 1] += 1
-    for turn in turns:
-        for res in _observation_results(turn):
-            sid = res.get("source_call_id") if isinstance(res, dict) else None
-            fn = by_id.get(sid) if isinstance(sid, str) else None
-            if fn is not None:
-                # A result without content is "" to the reference (msg.get("content", "")): a failure.
-                stats[fn][2 if _result_failed(res.get("content", "")) else 1] += 1
+            stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
+    for fn, content in tool_results(story):
+        # A result without content is "" to the reference (msg.get("content", "")): a failure.
+        stats[fn][2 if _result_failed(content) else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

@@ -20,7 +20,7 @@ import orjson
 from .errors import FormatError
 from .pointer import join
 
-__all__ = ["dumps", "dumps_text", "loads", "may_hold_big_int"]
+__all__ = ["dumps", "dumps_text", "json_type", "loads", "may_hold_big_int", "short", "try_loads"]
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
@@ -119,3 +119,53 @@ def dumps(value: Any) -> bytes:
 def dumps_text(value: Any) -> str:
     """``dumps`` as ``str``, for Arrow string columns that hold JSON text."""
     return orjson.dumps(value).decode("utf-8")
+
+
+def try_loads(text: str | bytes, *, scan: bool = True) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` is JSON that Storyline can hold, else ``(False, None)``: the one
+    try-parse of JSON strings found inside source values (arguments, content, ``meta_json``). ``scan=False``
+    when the file holds no integer beyond 64 bits (checked once per file), so no part of it can.
+
+    >>> try_loads('{"a": 1}'), try_loads("{not json"), try_loads("NaN")
+    ((True, {'a': 1}), (False, None), (False, None))
+    """
+    try:
+        return True, loads(text, scan=scan)
+    except FormatError:
+        return False, None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for messages.
+
+    >>> json_type(1), json_type(1.0), json_type(True), json_type(None), json_type([])
+    ('integer', 'number', 'boolean', 'null', 'array')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A value as compact JSON for a message, cut to ``limit`` characters.
+
+    >>> short("x" * 100)[-3:]
+    'xx…'
+    """
+    try:
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -18,24 +18,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import FormatError
-from .features import _DOCUMENT, _TURN, locate_bad_row, row_to_story, training_view
-from .formats.sharegpt import _arguments, _results_by_turn, conversation, text_of, tool_schema
-from .storyline import SCHEMA_VERSION, validate
+from .features import is_row, locate_bad_row, row_to_story, training_view
+from .formats.sharegpt import conversation, text_of, tool_schema
+from .formats.sharegpt.render import written_arguments
+from .linking import results_by_turn
+from .schema import SCHEMA_VERSION, validate
 
 __all__ = ["to_messages", "to_sharegpt"]
-
-_ROW_TURN_KEYS = frozenset(name for name, _ in _TURN)
-_ROW_KEYS = frozenset(name for name, _ in _DOCUMENT)
-
-
-def _is_row(example: Mapping[str, Any]) -> bool:
-    """A dataset row carries every document column (absent fields as None) and JSON text for ``any``."""
-    if "num_turns" in example or "tool_stats" in example:
-        return True
-    if not example.keys() >= _ROW_KEYS:
-        return False
-    turns = example.get("turns") or []
-    return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS
 
 
 def _convertible(story: Mapping[str, Any]) -> bool:
@@ -76,7 +65,7 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
     functions run once per example over whole corpora — and only a row that trips the conversion is
     validated, to raise the error with its pointer instead of a bare ``KeyError``.
     """
-    if not _is_row(example):
+    if not is_row(example):
         if not _convertible(example):
             validate(example)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
         try:
@@ -187,7 +176,7 @@ def to_messages(
 
 
 def _messages(story: dict[str, Any], *, drop_copied: bool, keep_invalid: bool) -> dict[str, Any]:
-    placed = _results_by_turn(story)
+    placed = results_by_turn(story)
     messages: list[dict[str, Any]] = []
     for t, turn in enumerate(story["turns"]):
         if drop_copied and turn.get("copied"):
@@ -204,7 +193,10 @@ def _messages(story: dict[str, Any], *, drop_copied: bool, keep_invalid: bool) -
                     {
                         "id": c["tcid"],
                         "type": "function",
-                        "function": {"name": c["fn"], "arguments": _arguments(c["args"], keep_invalid=keep_invalid)},
+                        "function": {
+                            "name": c["fn"],
+                            "arguments": written_arguments(c["args"], keep_invalid=keep_invalid),
+                        },
                     }
                     for c in calls
                 ]

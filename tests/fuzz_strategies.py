@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import openai_msg, sharegpt
-from pchronicle_datasets.storyline import ROOT, TOOL_CALL, TURN
+from pchronicle_datasets.schema import ROOT, TOOL_CALL, TURN
 from tests.strategies import AWKWARD_FLOATS, AWKWARD_INTS, AWKWARD_STRINGS, storylines
 from tests.test_openai_msg_property import corpora
 

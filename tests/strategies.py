@@ -26,7 +26,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from pchronicle_datasets.pointer import join
-from pchronicle_datasets.storyline import SCHEMA_VERSION, compute_unknown_key_counts, is_time
+from pchronicle_datasets.schema import SCHEMA_VERSION, compute_unknown_key_counts, is_time
 
 __all__ = [
     "ACTF_RESULT_KEYS",

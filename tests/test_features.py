@@ -27,7 +27,7 @@ from pchronicle_datasets.features import (
     rows_to_table,
     story_to_row,
 )
-from pchronicle_datasets.storyline import iter_errors, validate
+from pchronicle_datasets.schema import iter_errors, validate
 from tests.strategies import ACTF_RESULT_KEYS, AWKWARD_FLOATS, AWKWARD_INTS, AWKWARD_STRINGS, storylines
 
 DERIVED = ("num_turns", "num_tool_calls", "num_copied_turns", "has_reasoning", "tool_stats")

@@ -231,7 +231,7 @@ def source_format(fmt: str, data: bytes | str) -> str:
     if fmt != "auto":
         return fmt
     text, _ = decompress(as_bytes(data))
-    return detect(as_bytes(text[:65536])).NAME
+    return detect(as_bytes(text)).NAME
 
 
 def check_writers(src: str, stories: list[dict[str, Any]], exact: bool) -> None:

@@ -312,18 +312,21 @@ def test_one_tool_call_block_per_call():
 
 def test_string_arguments_become_an_empty_object_with_a_counted_logged_warning(caplog):
     story = doc([{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "ls", "args": "{not json"}]}])
-    before = fmt.WARNINGS["invalid_arguments"]
-    with caplog.at_level(logging.WARNING):
+    with pc.collect_losses() as report:
         got = values(story)[1][1]
     assert got == EMPTY + '<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>'
-    assert fmt.WARNINGS["invalid_arguments"] == before + 1
+    assert report.counts["invalid_arguments"] == 1
+    # outside a loss report, each loss is a logged warning
+    with caplog.at_level(logging.WARNING):
+        values(story)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings and all(r.name.startswith("pchronicle_datasets") for r in warnings)
-    # keep_invalid_args keeps the raw string, with no warning
+    # keep_invalid_args keeps the raw string, with no loss and no warning
     caplog.clear()
-    kept = values(story, keep_invalid_args=True)[1][1]
+    with pc.collect_losses() as report:
+        kept = values(story, keep_invalid_args=True)[1][1]
     assert kept == EMPTY + '<tool_call>\n{"name": "ls", "arguments": "{not json"}\n</tool_call>'
-    assert fmt.WARNINGS["invalid_arguments"] == before + 1
+    assert not report
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 

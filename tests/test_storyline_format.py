@@ -20,7 +20,8 @@ from pchronicle_datasets import (
     from_storyline,
     into_storyline,
 )
-from pchronicle_datasets.formats import storyline as fmt
+from pchronicle_datasets.formats import storyline_file as fmt
+from pchronicle_datasets.formats.base import first_value
 
 HERE = Path(__file__).resolve().parent
 FULL_PATH = HERE / "data" / "validation" / "every_optional_field.storyline.json"
@@ -422,15 +423,15 @@ def test_encode_refuses_non_json_values():
 @pytest.mark.parametrize(
     "head",
     [
-        FULL_TEXT.encode()[:512],
+        FULL_TEXT.encode(),
         fmt.encode([story()]).encode(),
-        BOM + FULL_TEXT.encode()[:512],
+        BOM + FULL_TEXT.encode(),
         json.dumps(story(), indent=4).encode(),
     ],
     ids=["pretty", "compact", "bom", "indent-4"],
 )
 def test_sniff_true_for_storyline(head):
-    assert fmt.sniff(head) is True
+    assert fmt.sniff(first_value(head)) is True
 
 
 @pytest.mark.parametrize(
@@ -445,7 +446,7 @@ def test_sniff_true_for_storyline(head):
     ids=["empty", "no-version", "v2", "atif", "csv"],
 )
 def test_sniff_false_for_other_text(head):
-    assert fmt.sniff(head) is False
+    assert fmt.sniff(first_value(head)) is False
 
 
 # ---------------------------------------------------------------------------------------------- samples
@@ -454,7 +455,7 @@ def test_sniff_false_for_other_text(head):
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_samples_decode_and_sniff(path: Path):
     data = path.read_bytes()
-    assert fmt.sniff(data[:4096])
+    assert fmt.sniff(first_value(data))
     stories = fmt.decode(data, path.name)
     nonblank = [ln for ln in data.splitlines() if ln.strip()]
     expected = len(nonblank) if path.suffix == ".jsonl" else 1

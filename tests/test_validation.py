@@ -29,8 +29,8 @@ from pchronicle_datasets import (
     turn_kind,
     validate,
 )
-from pchronicle_datasets.formats import storyline as storyline_format
-from pchronicle_datasets.storyline import is_time
+from pchronicle_datasets.formats import storyline_file as storyline_format
+from pchronicle_datasets.schema import is_time
 
 HERE = Path(__file__).resolve().parent
 FULL_PATH = HERE / "data" / "validation" / "every_optional_field.storyline.json"

@@ -1,8 +1,8 @@
 """The format registry and the hub API: every conversion goes through Storyline (RFC-0001, "Hub-only").
 
-Each format module has the same verbs: ``decode(data, document_id) -> list[dict]`` (validated Storyline
-documents), ``encode(stories) -> str`` and ``sniff(head: bytes) -> bool``. Format modules take bytes or
-text, never paths: I/O belongs to the callers (the CLI, the datasets builder).
+Each format satisfies the contract ``base.Format`` (``decode``/``iter_records``, ``encode``, ``sniff``, and what
+its writer produces). Format modules take bytes or text, never paths: I/O belongs to the callers (the CLI, the
+datasets builder). ``register(module)`` adds a format at run time; every entry point then knows it.
 
 >>> doc = '{"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": []}'
 >>> [s["session"] for s in into_storyline("storyline", doc)]
@@ -12,21 +12,71 @@ text, never paths: I/O belongs to the callers (the CLI, the datasets builder).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from types import ModuleType
 from typing import Any
 
 from ..compression import decompress
 from ..errors import FormatError
-from . import openai_msg as _openai_msg
-from . import sharegpt as _sharegpt
-from . import storyline as _storyline
-from .base import Record, as_bytes, documents
+from ..jsonio import json_type, short
+from . import openai_msg, sharegpt, storyline_file
+from .base import Format, Record, as_bytes, documents, first_value
 
-__all__ = ["convert", "detect", "format_names", "from_storyline", "get_format", "into_storyline", "iter_records"]
+__all__ = [
+    "convert",
+    "describe",
+    "detect",
+    "format_names",
+    "formats",
+    "from_storyline",
+    "get_format",
+    "into_storyline",
+    "iter_records",
+    "register",
+]
 
-# name → module; aliases map to the canonical name. Adding a format is one module and one line here.
-_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt)}
-_ALIASES: dict[str, str] = {alias: m.NAME for m in _FORMATS.values() for alias in m.ALIASES}
+# name → format; aliases map to the canonical name. Adding a format is one folder and one line here (or a call to
+# register() from user code).
+_FORMATS: dict[str, Format] = {}
+_ALIASES: dict[str, str] = {}
+
+#: A file whose format is not recognised is one bad record; its bytes are kept in it up to this size.
+WHOLE_FILE_RECORD_LIMIT = 1 << 20
+
+_REQUIRED = ("NAME", "ALIASES", "EXTENSION", "OUTPUT", "PER_DOCUMENT", "sniff", "iter_records", "decode", "encode")
+
+
+def register(module: Any) -> Any:
+    """Add a format (a module or any object satisfying ``base.Format``) to every entry point: ``load_dataset(
+    "pchronicle", NAME)``, ``"auto"`` detection, ``into_storyline``/``from_storyline``/``convert`` and the CLI.
+
+    Registering the same object again is a no-op; a name or alias already taken by another format is refused.
+    Returns the module, so it can be used as a decorator on a class.
+    """
+    missing = [name for name in _REQUIRED if not hasattr(module, name)]
+    if missing:
+        raise TypeError(f"a format needs {', '.join(missing)} (see pchronicle_datasets.formats.base.Format)")
+    if module.OUTPUT not in ("file", "folder"):
+        raise TypeError(f"a format's OUTPUT is 'file' or 'folder', got {module.OUTPUT!r}")
+    if module.OUTPUT == "folder" and not hasattr(module, "encode_folder"):
+        raise TypeError("a format whose OUTPUT is 'folder' needs encode_folder(stories) -> {file name: text}")
+    if _FORMATS.get(module.NAME) is module:
+        return module
+    names = [module.NAME, *module.ALIASES]
+    taken = [n for n in names if n in _FORMATS or n in _ALIASES or n == "auto"]
+    if taken:
+        raise ValueError(f"format name(s) already registered: {', '.join(taken)}")
+    _FORMATS[module.NAME] = module
+    for alias in module.ALIASES:
+        _ALIASES[alias] = module.NAME
+    return module
+
+
+for _module in (storyline_file, openai_msg, sharegpt):
+    register(_module)
+
+
+def formats() -> list[Format]:
+    """The registered formats, in registration order."""
+    return list(_FORMATS.values())
 
 
 def format_names() -> list[str]:
@@ -34,8 +84,8 @@ def format_names() -> list[str]:
     return sorted({*_FORMATS, *_ALIASES})
 
 
-def get_format(name: str) -> ModuleType:
-    """The module of format ``name`` (or alias); ``ValueError`` listing the known names otherwise."""
+def get_format(name: str) -> Format:
+    """The format ``name`` (or alias); ``ValueError`` listing the known names otherwise."""
     canonical = _ALIASES.get(name, name)
     module = _FORMATS.get(canonical) if isinstance(canonical, str) else None
     if module is None:
@@ -43,15 +93,44 @@ def get_format(name: str) -> ModuleType:
     return module
 
 
-def detect(head: bytes, document_id: str | None = None) -> ModuleType:
-    """The format of a file from its first (decompressed) bytes; ``FormatError`` listing what was tried
-    when no format or more than one claims it."""
-    matches = [m for m in _FORMATS.values() if m.sniff(head)]
+def describe(sample: Any) -> str:
+    """What a file looks like, for a message: its top-level type, first keys and ``schema_version``.
+
+    >>> describe({"schema_version": "ATIF-v1.5", "session_id": "x", "steps": []})
+    'a JSON object with keys schema_version, session_id, steps; schema_version "ATIF-v1.5"'
+    """
+    if sample is None:
+        return "no JSON object or array"
+    if isinstance(sample, list):
+        first = sample[0] if sample else None
+        inner = f" whose first element is {describe(first)}" if isinstance(first, (dict, list)) else ""
+        return f"a JSON array of {len(sample)} element(s){inner}"
+    if isinstance(sample, dict):
+        keys = list(sample)
+        text = "a JSON object with keys " + ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
+        if not keys:
+            text = "an empty JSON object"
+        if "schema_version" in sample:
+            text += f"; schema_version {short(sample['schema_version'], 40)}"
+        return text
+    return f"a JSON {json_type(sample)}"
+
+
+def detect(data: bytes, document_id: str | None = None) -> Format:
+    """The format of a file from its (decompressed) content, by the structure of its first record
+    (``base.first_value``); ``FormatError`` saying what the file looks like when no format or more than one
+    claims it."""
+    sample = first_value(data)
+    matches = [m for m in _FORMATS.values() if m.sniff(sample)]
     if len(matches) == 1:
         return matches[0]
     tried = ", ".join(sorted(_FORMATS))
     if not matches:
-        raise FormatError(f"the format of this file is not recognised (tried {tried})", document_id=document_id)
+        raise FormatError(
+            f"the format of this file is not recognised: it holds {describe(sample)}, which none of {tried} reads; "
+            "name the format with --from (or the load_dataset config) if it is one of them",
+            document_id=document_id,
+        )
     names = ", ".join(sorted(m.NAME for m in matches))
     raise FormatError(
         f"the format of this file is ambiguous: it looks like {names} (tried {tried}); name the format instead of auto",
@@ -75,9 +154,11 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
     text, tail_error = decompress(raw, document_id)
     if text and not text.isspace():
         try:
-            module = detect(as_bytes(text[:65536]), document_id) if fmt == "auto" else get_format(fmt)
+            module = detect(text, document_id) if fmt == "auto" else get_format(fmt)
         except FormatError as exc:
-            yield Record(None, text, error=exc)
+            # One bad record for the file; its bytes go with it only when small: an undetected 1 GB file must not
+            # become a 1 GB quarantine entry.
+            yield Record(None, as_bytes(text) if len(text) <= WHOLE_FILE_RECORD_LIMIT else b"", error=exc)
             return
         yield from module.iter_records(text, document_id)
     if tail_error is not None:

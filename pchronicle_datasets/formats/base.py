@@ -1,17 +1,23 @@
-"""What every format module shares: the per-record result type and the input normalisation."""
+"""The format contract, and what every format shares: the per-record result type, input normalisation and
+JSON Lines / whole-file parsing.
+
+A format is a module (or a package's ``__init__``) that satisfies ``Format``; ``formats.register(module)``
+checks it and makes the format known to every entry point (``load_dataset``, ``"auto"``, the hub API, the CLI).
+``docs/formats/README.md`` walks through adding one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
 
-__all__ = ["Record", "as_bytes", "documents", "json_lines", "parse_file", "parsed_lines"]
+__all__ = ["Format", "Record", "as_bytes", "documents", "first_value", "json_lines", "parse_file", "parsed_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -25,6 +31,39 @@ class Record:
     story: dict[str, Any] | None = None
     error: PchronicleError | None = None
     value: Any = None  # the parsed JSON value, also when it was refused (for reporting every error)
+
+
+@runtime_checkable
+class Format(Protocol):
+    """What every format provides. Callers ask the format; they never compare its name.
+
+    - ``NAME``, ``ALIASES``: the names ``load_dataset("pchronicle", name)``, ``--from``/``--to`` and the hub API take;
+    - ``EXTENSION``: the extension of the file(s) its writer writes (``".jsonl"``);
+    - ``OUTPUT``: ``"file"`` when ``encode`` gives one text, ``"folder"`` when the writer lays out several files:
+      then ``encode_folder(stories) -> {file name: text}`` gives them (the CLI's ``convert -o OUT`` writes them
+      in the folder ``OUT``);
+    - ``PER_DOCUMENT``: whether ``convert --per-document`` may write one file per document with this writer;
+    - ``sniff(sample)``: whether the parsed first record of a file (``first_value``) is unmistakably this
+      format: detection looks at structure (keys, types, ``schema_version``), never at substrings;
+    - ``iter_records(data, document_id)``: one ``Record`` per document or per refused record, in file order, for
+      the whole text or bytes of one (decompressed) file; never raises on bad data;
+    - ``decode(data, document_id)``: the documents, or the first error raised;
+    - ``encode(stories, **options)``: the format's text for validated Storyline documents.
+    """
+
+    NAME: str
+    ALIASES: tuple[str, ...]
+    EXTENSION: str
+    OUTPUT: Literal["file", "folder"]
+    PER_DOCUMENT: bool
+
+    def sniff(self, sample: Any) -> bool: ...
+
+    def iter_records(self, data: str | bytes, document_id: str | None = None) -> Iterator[Record]: ...
+
+    def decode(self, data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def encode(self, stories: list[dict[str, Any]], **options: Any) -> str: ...
 
 
 def as_bytes(data: str | bytes | bytearray | memoryview, document_id: str | None = None) -> bytes:
@@ -86,6 +125,32 @@ def documents(records: Iterable[Record]) -> list[dict[str, Any]]:
             raise rec.error
         stories.append(rec.story)
     return stories
+
+
+def first_value(data: bytes) -> Any:
+    """The parsed first record of a file, for ``sniff``: the whole text's value when it is one JSON value,
+    else the value of the first JSON Lines line that is a JSON object or array; ``None`` when there is none.
+
+    >>> first_value(b'{"a": 1}\\n{"b": 2}\\n')
+    {'a': 1}
+    >>> first_value(b'[{"role": "user",\\n "content": "hi"}]')
+    [{'role': 'user', 'content': 'hi'}]
+    """
+    data = as_bytes(data)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    for raw in data.split(b"\n"):
+        if not raw or raw.isspace():
+            continue
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, (dict, list)):
+            return value
+    return None
 
 
 def parse_file(data: bytes, document_id: str | None, scan: bool | None = None) -> tuple[bool, Any]:

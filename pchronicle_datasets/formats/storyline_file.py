@@ -17,12 +17,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError, PchronicleError
-from ..jsonio import dumps
-from ..storyline import validate
+from ..jsonio import dumps, json_type
+from ..schema import SCHEMA_VERSION, validate
 from .base import Record, as_bytes, documents, parse_file
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
+EXTENSION = ".jsonl"
+OUTPUT = "file"
+PER_DOCUMENT = True  # RFC-0001's file convention: {session}.storyline.json, one document each
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
@@ -52,11 +55,8 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:
     if not isinstance(value, dict):
-        kind = {list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
-            type(value), "null" if value is None else type(value).__name__
-        )
         error = FormatError(
-            f"expected a Storyline document (a JSON object), got {kind}; a storyline file holds one "
+            f"expected a Storyline document (a JSON object), got {json_type(value)}; a storyline file holds one "
             "document or JSON Lines of documents",
             document_id=document_id,
             line=line,
@@ -86,6 +86,6 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     return b"".join(out).decode("utf-8")
 
 
-def sniff(head: bytes) -> bool:
-    """Whether the first bytes of a file look like Storyline (its fixed schema_version is there)."""
-    return b'"schema_version"' in head and b'"storyline/v1"' in head
+def sniff(sample: Any) -> bool:
+    """A Storyline document carries its fixed ``schema_version``."""
+    return isinstance(sample, dict) and sample.get("schema_version") == SCHEMA_VERSION

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from .errors import StorylineError
+from .jsonio import json_type, short
 from .pointer import is_valid, join, normalize
 
 __all__ = [
@@ -289,25 +290,6 @@ def _json_problem_slow(value: Any, pointer: str, depth: int = 1) -> tuple[str, s
     return pointer, f"{type(value).__name__} is not a JSON value"
 
 
-def _jtype(value: Any) -> str:
-    """The JSON name of a Python value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
 def _absentish(value: Any) -> bool:
     return value is None or (type(value) is str and value == "") or (type(value) is dict and not value)
 
@@ -339,7 +321,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
             run.err(*bad)
     elif typ is STR or typ is NESTR:
         if t is not str:
-            run.err(pointer, f"expected a {typ}, got {_jtype(value)}")
+            run.err(pointer, f"expected a {typ}, got {json_type(value)}")
         elif typ is NESTR and not value:
             run.err(pointer, "must be a non-empty string")
         elif not run.parsed:
@@ -348,44 +330,44 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
                 run.err(*bad)
     elif typ is INT or typ is POSINT:
         if t is not int:  # bool is a subclass of int but not an integer here
-            run.err(pointer, f"expected an integer, got {_jtype(value)}")
+            run.err(pointer, f"expected an integer, got {json_type(value)}")
         elif not INT64_MIN <= value <= INT64_MAX:
             run.err(pointer, f"integer {value} is outside int64")
         elif typ is POSINT and value < 1:
             run.err(pointer, f"expected a positive integer, got {value}")
     elif typ is BOOL:
         if t is not bool:
-            run.err(pointer, f"expected a boolean, got {_jtype(value)}")
+            run.err(pointer, f"expected a boolean, got {json_type(value)}")
     elif typ is TIME:
         if not is_time(value):
             run.err(
                 pointer,
                 f"not a time: expected an RFC 3339 string with Z or an offset, or Unix epoch seconds exact "
-                f"to the nanosecond within int64, got {_jtype(value)} {_short(value)}",
+                f"to the nanosecond within int64, got {json_type(value)} {short(value)}",
             )
     elif typ is NUM:
         if t is bool or not isinstance(value, (int, float)):
-            run.err(pointer, f"expected a number, got {_jtype(value)}")
+            run.err(pointer, f"expected a number, got {json_type(value)}")
         else:
             bad = _json_problem(value, pointer)
             if bad:
                 run.err(*bad)
     elif typ is STRLIST:
         if t is not list:
-            run.err(pointer, f"expected an array of strings, got {_jtype(value)}")
+            run.err(pointer, f"expected an array of strings, got {json_type(value)}")
         else:
             for i, item in enumerate(value):
                 _check_value(run, STR, item, join(pointer, i))
     elif typ is JSONOBJ:
         if t is not dict:
-            run.err(pointer, f"expected an object, got {_jtype(value)}")
+            run.err(pointer, f"expected an object, got {json_type(value)}")
         elif not run.parsed:
             bad = _json_problem(value, pointer)
             if bad:
                 run.err(*bad)
     elif type(typ) is tuple:  # ("list", _Obj)
         if t is not list:
-            run.err(pointer, f"expected an array, got {_jtype(value)}")
+            run.err(pointer, f"expected an array, got {json_type(value)}")
         else:
             item_spec = typ[1]
             for i, item in enumerate(value):
@@ -396,7 +378,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
 
 def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
     if type(value) is not dict:
-        run.err(pointer, f"expected {spec.name} object, got {_jtype(value)}")
+        run.err(pointer, f"expected {spec.name} object, got {json_type(value)}")
         return
     fields = spec.fields
     for key, item in value.items():
@@ -504,7 +486,7 @@ def _check_tool_call(run: _Run, call: dict, pointer: str) -> None:
         if first is None:
             run.tcids[tcid] = f"{pointer}/tcid"
         else:
-            run.err(f"{pointer}/tcid", f"duplicate tool call id {_short(tcid)} (also at {first})")
+            run.err(f"{pointer}/tcid", f"duplicate tool call id {short(tcid)} (also at {first})")
 
 
 def _check_document_prompt(run: _Run, prompt: Any) -> None:
@@ -525,17 +507,17 @@ def _check_unknown_fields(run: _Run, uf: Any) -> bool:
         return False
     sources = uf["sources"]
     if type(sources) is not dict:
-        run.err("/unknown_fields/sources", f"expected an object, got {_jtype(sources)}")
+        run.err("/unknown_fields/sources", f"expected an object, got {json_type(sources)}")
         return False
     for name, entry in sources.items():
         base = join("/unknown_fields/sources", name)
         if not isinstance(name, str):
-            run.err(base, f"a residual source name is a string, got {_jtype(name)}")
+            run.err(base, f"a residual source name is a string, got {json_type(name)}")
             continue
         if not name:
             run.err(base, "a residual source needs a non-empty format name")
         if type(entry) is not dict:
-            run.err(base, f"expected an object with source_document_id and fields, got {_jtype(entry)}")
+            run.err(base, f"expected an object with source_document_id and fields, got {json_type(entry)}")
             continue
         for key in entry:
             if key not in ("source_document_id", "fields"):
@@ -543,17 +525,17 @@ def _check_unknown_fields(run: _Run, uf: Any) -> bool:
         if "source_document_id" not in entry:
             run.err(f"{base}/source_document_id", "required field 'source_document_id' is missing")
         elif type(entry["source_document_id"]) is not str:
-            run.err(f"{base}/source_document_id", f"expected a string, got {_jtype(entry['source_document_id'])}")
+            run.err(f"{base}/source_document_id", f"expected a string, got {json_type(entry['source_document_id'])}")
         fields = entry.get("fields")
         if "fields" not in entry:
             run.err(f"{base}/fields", "required field 'fields' is missing")
         elif type(fields) is not dict:
-            run.err(f"{base}/fields", f"expected an object, got {_jtype(fields)}")
+            run.err(f"{base}/fields", f"expected an object, got {json_type(fields)}")
         else:
             for p, v in fields.items():
                 at = join(f"{base}/fields", p)
                 if not is_valid(p):
-                    run.err(at, f"residual key {_short(p)} is not a JSON Pointer into the source")
+                    run.err(at, f"residual key {short(p)} is not a JSON Pointer into the source")
                 bad = None if run.parsed else _json_problem(v, at)
                 if bad:
                     run.err(*bad)
@@ -610,7 +592,7 @@ def iter_errors(story: Any, *, document_id: str | None = None, parsed: bool = Fa
             document_id = origin["document_id"]
     run = _Run(document_id, parsed)
     if type(story) is not dict:
-        run.err("", f"a Storyline document is a JSON object, got {_jtype(story)}")
+        run.err("", f"a Storyline document is a JSON object, got {json_type(story)}")
         return iter(run.errors)
     version = story.get("schema_version")
     if "schema_version" not in story:
@@ -618,7 +600,7 @@ def iter_errors(story: Any, *, document_id: str | None = None, parsed: bool = Fa
         return iter(run.errors)
     if version != SCHEMA_VERSION:
         # Fail closed: a document of another version is not interpreted any further.
-        run.err("/schema_version", f"unknown schema_version {_short(version)}; only 'storyline/v1' is accepted")
+        run.err("/schema_version", f"unknown schema_version {short(version)}; only 'storyline/v1' is accepted")
         return iter(run.errors)
     _check_object(run, ROOT, story, "")
     if "prompt" in story:
@@ -631,7 +613,7 @@ def iter_errors(story: Any, *, document_id: str | None = None, parsed: bool = Fa
         if not _same_counts(story["unknown_key_counts"], expected):
             run.err(
                 "/unknown_key_counts",
-                f"does not match its recomputation from unknown_fields (expected {_short(expected, 200)})",
+                f"does not match its recomputation from unknown_fields (expected {short(expected, 200)})",
             )
     return iter(run.errors)
 
@@ -646,14 +628,6 @@ def validate(story: Any, *, document_id: str | None = None, parsed: bool = False
     """
     for error in iter_errors(story, document_id=document_id, parsed=parsed):
         raise error
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    try:
-        text = orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ------------------------------------------------------------------------------------ derived readings

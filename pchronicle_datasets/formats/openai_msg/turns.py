@@ -1,0 +1,334 @@
+"""One row's messages → turns (RFC-0009 table 2): the history copies it resends, the context turns (first row
+only), the request turn, the response turn with its tool calls, and the tool results it carries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...jsonio import try_loads
+from ...pointer import join
+from ..markup import blocks, named_blocks
+from .hints import set_form
+from .history import COMPARED_KEYS, history_key, same_copy
+from .tables import CONTEXT_KIND, CONTEXT_SRC, EMPTY_MSG_KEYS, REASONING_KEYS, empty, nonempty_str, restore_content
+from .tables import valid_output as is_output
+
+if TYPE_CHECKING:
+    from .session import Session, SourceRow
+
+__all__ = ["RowTurns"]
+
+
+class RowTurns:
+    """Reads the messages and the response of one row, in the context of its session."""
+
+    def __init__(self, session: Session, source: SourceRow) -> None:
+        self.s = session
+        self.src = source
+        self.hint = source.hint
+        self.base = source.base
+
+    def error(self, pointer: str, reason: str):
+        return self.s.error(pointer, reason, self.src.line)
+
+    def rel(self, pointer: str) -> str:
+        """A source pointer relative to the row (``messages/3/content``), as the export hints name values."""
+        return pointer.split("/", 3)[3]
+
+    # ---------------------------------------------------------------------------------------- the row
+
+    def read(self, first: bool, history: tuple[list, list, list]):
+        """``(context turns, request turn or None, response turn, history for the next row)``."""
+        msgs = self._messages()
+        p, keys, extra = self._copies(msgs, history)
+        self.hint["p"], self.hint["n"] = p, len(msgs)
+        new = range(p, len(msgs))
+        last_user = next((m for m in reversed(new) if msgs[m].get("role") == "user"), None)
+        output, out_index, out_ptr = self._output(msgs, new)
+        self.hint["out"] = out_index
+
+        context: list[dict] = []
+        ctx_idx: list[int] = []
+        if first:
+            # Context turns (first row only): system/user/assistant before the last user (or the output).
+            stop = last_user if last_user is not None else (out_index if out_index != -1 else len(msgs))
+            for m in range(p, stop):
+                role = msgs[m].get("role")
+                if type(role) is str and role in CONTEXT_SRC:
+                    context.append(self._context_turn(msgs[m], f"{self.base}/messages/{m}"))
+                    ctx_idx.append(m)
+            self.hint["ctx"] = ctx_idx
+
+        request = None
+        if last_user is not None:
+            request = self._request_turn(msgs[last_user], f"{self.base}/messages/{last_user}")
+            self.hint["user"] = last_user
+        # Results answer calls made before them: resolve those that precede the output before its calls are
+        # registered (a reused id such as `call_0` is renamed only for the new call), the rest after.
+        skip = {last_user, out_index, *ctx_idx}
+        split = len(msgs) if out_index == -1 else out_index
+        results, tool_idx = self._results(msgs, range(p, split), skip)
+        response_turn = self._response_turn(output, out_ptr)
+        later, later_idx = self._results(msgs, range(max(p, split), len(msgs)), skip)
+        results += later
+        tool_idx += later_idx
+        if results:
+            response_turn["observation"] = {"results": results}
+            self.hint["tools"] = tool_idx
+        for m in extra:  # only copies that carry more than the compared fields can leave residual
+            if m >= p:
+                break
+            self._copy_residual(msgs[m], f"{self.base}/messages/{m}")
+
+        history = (msgs, keys + ([history_key(output)] if out_index == -1 else []), extra)
+        return context, request, response_turn, history
+
+    def _messages(self) -> list[dict]:
+        row = self.src.row
+        msgs = row.get("messages")
+        if "messages" in row:
+            self.hint["keys"].append("messages")
+        if msgs is None:
+            if "messages" in row:
+                set_form(self.hint, "messages", "null")
+            msgs = []
+        if not isinstance(msgs, list):
+            raise self.error(f"{self.base}/messages", f"messages must be an array, got {type(msgs).__name__}")
+        for m, msg in enumerate(msgs):
+            if not isinstance(msg, dict):
+                raise self.error(f"{self.base}/messages/{m}", f"a message is a JSON object, got {type(msg).__name__}")
+        return msgs
+
+    @staticmethod
+    def _copies(msgs: list[dict], history: tuple[list, list, list]) -> tuple[int, list, list]:
+        """``(p, keys, extra)``: messages ``[0, p)`` are copies of the previous row's, the history key of every
+        message, and which messages carry keys beyond the compared ones."""
+        prev_msgs, prev_keys, prev_extra = history
+        n_prev = len(prev_msgs)
+        if n_prev and msgs[:n_prev] == prev_msgs:
+            # The usual row: it resends the previous row's messages unchanged (one list comparison, in C),
+            # so their keys and which of them carry extra keys are known already.
+            keys = prev_keys[:n_prev] + [history_key(msg) for msg in msgs[n_prev:]]
+            extra = [*prev_extra, *(m for m in range(n_prev, len(msgs)) if not msgs[m].keys() <= COMPARED_KEYS)]
+            p = n_prev
+        else:
+            keys = [
+                prev_keys[m] if m < n_prev and msg == prev_msgs[m] else history_key(msg) for m, msg in enumerate(msgs)
+            ]
+            extra = [m for m, msg in enumerate(msgs) if not msg.keys() <= COMPARED_KEYS]
+            p = 0
+        while p < len(msgs) and p < len(prev_keys) and same_copy(keys[p], prev_keys[p]):
+            p += 1
+        return p, keys, extra
+
+    def _output(self, msgs: list[dict], new: range) -> tuple[dict, int, str]:
+        """The row's output: ``response`` when it is a valid output, else the last valid assistant message
+        among the new ones (``index`` -1 for ``response``)."""
+        row = self.src.row
+        response = row.get("response")
+        if "response" in row:
+            self.hint["keys"].append("response")
+        if is_output(response):
+            return response, -1, f"{self.base}/response"
+        if "response" in row and response is not None:
+            self.s.keep(f"{self.base}/response", response)
+        for m in reversed(new):
+            if msgs[m].get("role") == "assistant" and is_output(msgs[m]):
+                return msgs[m], m, f"{self.base}/messages/{m}"
+        where = f"{self.base}/response" if "response" in row else f"{self.base}/messages"
+        raise self.error(where, "no valid assistant output (non-empty content, refusal or tool calls)")
+
+    def _results(self, msgs: list[dict], indices: range, skip: set) -> tuple[list[dict], list[int]]:
+        """The tool results among ``indices``; any other new message that is not selected is kept whole."""
+        results: list[dict] = []
+        tool_idx: list[int] = []
+        for m in indices:
+            if m in skip:
+                continue
+            msg = msgs[m]
+            if msg.get("role") == "tool" and nonempty_str(msg.get("tool_call_id")):
+                results.append(self._tool_result(msg, f"{self.base}/messages/{m}"))
+                tool_idx.append(m)
+            else:
+                self.s.keep(f"{self.base}/messages/{m}", msg)  # new, but neither selected nor a copy: kept whole
+        return results, tool_idx
+
+    # ------------------------------------------------------------------------------------ the messages
+
+    def _copy_residual(self, msg: dict, pointer: str) -> None:
+        """A history copy: its compared fields are normalised away; anything else it carries is kept."""
+        for key, value in msg.items():
+            if key in COMPARED_KEYS:
+                continue
+            if key in REASONING_KEYS and (value is None or type(value) is str):
+                continue
+            if key in EMPTY_MSG_KEYS and empty(value):
+                continue
+            if key == "refusal" and empty(msg.get("content")):
+                continue
+            self.s.keep(join(pointer, key), value)
+
+    def _message_rest(self, msg: dict, pointer: str, consumed: tuple) -> None:
+        for key, value in msg.items():
+            if key in consumed:
+                continue
+            if key in EMPTY_MSG_KEYS and empty(value):
+                continue
+            self.s.keep(join(pointer, key), value)
+
+    def _content(self, msg: dict, rel: str) -> Any:
+        if "content" not in msg:
+            set_form(self.hint, f"{rel}/content", "absent")
+            return None
+        content, restored = restore_content(msg["content"], self.s.scan)
+        if restored:
+            set_form(self.hint, f"{rel}/content", "json-string")
+        return content
+
+    def _context_turn(self, msg: dict, pointer: str) -> dict:
+        role = msg["role"]
+        rel = self.rel(pointer)
+        turn: dict[str, Any] = {"id": 0, "src": CONTEXT_SRC[role], "msg": self._content(msg, rel)}
+        calls = self._tool_calls(msg, pointer) if role == "assistant" else None
+        if calls:
+            turn["tool_calls"] = calls
+        turn["copied"] = True
+        turn["kind"] = "autonomous" if calls else CONTEXT_KIND[role]
+        self._message_rest(
+            msg, pointer, ("role", "content", "tool_calls") if role == "assistant" else ("role", "content")
+        )
+        return turn
+
+    def _request_turn(self, msg: dict, pointer: str) -> dict:
+        rel = self.rel(pointer)
+        turn = {"id": 0, "src": "user", "msg": self._content(msg, rel), "kind": "llm.request"}
+        self._message_rest(msg, pointer, ("content", *self._role(msg, "user", rel)))
+        return turn
+
+    def _role(self, msg: dict, expected: str, rel: str) -> tuple[str, ...]:
+        """``("role",)`` when the message's role is the one export writes back; an output without a role, or
+        with another value, keeps it as it was (absent, or residual)."""
+        if "role" not in msg:
+            set_form(self.hint, f"{rel}/role", "absent")
+            return ("role",)
+        return ("role",) if msg["role"] == expected else ()
+
+    def _tool_result(self, msg: dict, pointer: str) -> dict:
+        source_id = msg["tool_call_id"]
+        tcid = self.s.call_alias.get(source_id, source_id)
+        if tcid != source_id:
+            self.s.keep(f"{pointer}/tool_call_id", source_id)  # the link was renamed with its call
+        result: dict[str, Any] = {"source_call_id": tcid}
+        if "content" in msg:
+            result["content"] = msg["content"]
+        else:
+            set_form(self.hint, f"{self.rel(pointer)}/content", "absent")
+        self._message_rest(msg, pointer, ("role", "tool_call_id", "content"))
+        return result
+
+    def _response_turn(self, msg: dict, pointer: str) -> dict:
+        rel = self.rel(pointer)
+        hint = self.hint
+        turn: dict[str, Any] = {"id": 0, "src": "agent"}
+        consumed = ["content", "tool_calls", *self._role(msg, "assistant", rel)]
+        content = self._content(msg, rel)
+        if empty(msg.get("content")) and not empty(msg.get("refusal")):
+            turn["msg"] = msg["refusal"]  # refusal is the fallback msg and counts as consumed
+            consumed.append("refusal")
+            set_form(hint, f"{rel}/refusal", "msg")
+            if "content" in msg:
+                set_form(hint, f"{rel}/content", {"value": msg["content"]})
+        else:
+            turn["msg"] = content
+        consumed.extend(self._reasoning(msg, turn, rel))
+        calls = self._tool_calls(msg, pointer)
+        if not calls and type(msg.get("content")) is str:
+            calls = self._marker_calls(msg["content"])
+            if calls:
+                hint["derived_calls"] = True
+        if calls:
+            turn["tool_calls"] = calls
+        turn["nllm"] = 1
+        turn["kind"] = "autonomous" if calls else "llm.response"
+        self._message_rest(msg, pointer, tuple(consumed))
+        return turn
+
+    def _reasoning(self, msg: dict, turn: dict, rel: str) -> list[str]:
+        """The first reasoning key present → ``reason`` (a string, or null noted as a form); the key consumed."""
+        for key in REASONING_KEYS:
+            if key in msg:
+                value = msg[key]
+                if value is None or type(value) is str:
+                    if value is not None:
+                        turn["reason"] = value
+                    if key != "reasoning_content":
+                        self.hint["reason_key"] = key
+                    if value is None:
+                        set_form(self.hint, f"{rel}/{key}", "null")
+                    return [key]
+                return []
+        return []
+
+    def _tool_calls(self, msg: dict, pointer: str) -> list[dict]:
+        calls = msg.get("tool_calls")
+        if empty(calls):
+            return []
+        if not isinstance(calls, list):
+            self.s.keep(f"{pointer}/tool_calls", calls)
+            return []
+        rel = self.rel(pointer)
+        out = []
+        for c, call in enumerate(calls):
+            cptr = f"{pointer}/tool_calls/{c}"
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or not nonempty_str(fn.get("name")):
+                self.s.keep(cptr, call)  # not a usable call: kept whole, in its place
+                set_form(self.hint, f"{rel}/tool_calls/{c}", "residual")
+                continue
+            original = call.get("id")
+            tcid = self.s.tcid(original, f"call-{self.src.r}-{rel.replace('/', '-')}-{c}")
+            if tcid != original:
+                if "id" in call:
+                    self.s.keep(f"{cptr}/id", original)
+                else:
+                    set_form(self.hint, f"{rel}/tool_calls/{c}/id", "absent")
+            out.append({"tcid": tcid, "fn": fn["name"], "args": self._arguments(fn, f"{rel}/tool_calls/{c}")})
+            for key, value in call.items():
+                if key in ("id", "function") or (key == "type" and value == "function"):
+                    continue
+                self.s.keep(join(cptr, key), value)
+            for key, value in fn.items():
+                if key not in ("name", "arguments"):
+                    self.s.keep(join(f"{cptr}/function", key), value)
+        return out
+
+    def _arguments(self, fn: dict, rel: str) -> Any:
+        """``function.arguments`` decoded from its JSON string when it is JSON (the form noted), else as given."""
+        if "arguments" not in fn:
+            set_form(self.hint, f"{rel}/function/arguments", "absent")
+            return None
+        args = fn["arguments"]
+        if type(args) is str:
+            ok, parsed = try_loads(args, scan=self.s.scan)
+            if ok:
+                set_form(self.hint, f"{rel}/function/arguments", "json-string")
+                return parsed
+        return args
+
+    def _marker_calls(self, content: str) -> list[dict]:
+        """Tool calls written as text: ``<tool_call>{json}</tool_call>`` and ``<function=…>`` blocks."""
+        found: list[tuple[str, Any]] = []
+        for _, _, raw in blocks(content, "<tool_call>", "</tool_call>"):
+            block = raw.strip()
+            ok, value = try_loads(block, scan=self.s.scan)
+            if ok and isinstance(value, dict) and nonempty_str(value.get("name")):
+                found.append((value["name"], value.get("arguments", {})))
+        if not found:
+            for name, body in named_blocks(content, "<function=", "</function>", close_optional=True):
+                params = {k: v.strip("\n") for k, v in named_blocks(body, "<parameter=", "</parameter>")}
+                found.append((name, params))
+        r = self.src.r
+        return [
+            {"tcid": self.s.tcid(None, f"call-{r}-content-{c}"), "fn": name, "args": args}
+            for c, (name, args) in enumerate(found)
+        ]

@@ -1,0 +1,119 @@
+"""Residuals, the ``_storyline`` envelope and the finishing of a document: the rules every reader and writer
+shares, written once.
+
+A reader keeps every source value it does not map under its source JSON Pointer (RFC-0001 ``unknown_fields``);
+it also takes back the residual of *other* formats that one of our writers carried in a version-1 envelope::
+
+    "_storyline": {"version": 1, "unknown_fields": {"sources": {"<format>": {"source_document_id": …, "fields": {…}}}}}
+
+The envelope is taken only when it is exactly that shape (and holds no residual of the reading format itself,
+which the reader regenerates): anything else under ``_storyline`` is an ordinary source value, kept as
+residual under its pointer like any other — never dropped, never half-read.
+
+>>> kept = Residual("sharegpt", "a.jsonl")
+>>> kept.take_envelope({"version": 1, "unknown_fields": {"sources": {}}, "junk": 5})
+False
+>>> kept.take_envelope({"version": 1, "unknown_fields": {"sources": {"x": {"source_document_id": "", "fields": {}}}}})
+True
+>>> sorted(kept.unknown_fields()["sources"])
+['sharegpt', 'x']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..schema import compute_unknown_key_counts, validate
+
+__all__ = ["ENVELOPE_KEY", "Residual", "envelope", "origin", "other_sources", "read_envelope", "source_fields"]
+
+ENVELOPE_KEY = "_storyline"
+ENVELOPE_VERSION = 1
+
+
+def origin(fmt: str, document_id: str | None) -> dict[str, str]:
+    """``/origin`` of a document read from ``fmt`` (the file's name when known)."""
+    return {"format": fmt, **({"document_id": document_id} if document_id else {})}
+
+
+def _source_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and set(entry) == {"source_document_id", "fields"}
+        and type(entry["source_document_id"]) is str
+        and isinstance(entry["fields"], dict)
+    )
+
+
+def read_envelope(value: Any, reader: str) -> dict[str, Any] | None:
+    """The sources of a version-1 envelope, or None when ``value`` is not exactly one (then it is an ordinary
+    source value). An envelope holding the reader's own format is not ours to take: that residual is the
+    reader's to regenerate, so such a value stays residual as a whole."""
+    if not (isinstance(value, dict) and set(value) == {"version", "unknown_fields"}):
+        return None
+    version, uf = value["version"], value["unknown_fields"]
+    if type(version) is not int or version != ENVELOPE_VERSION:
+        return None  # ``True == 1 == 1.0`` in Python: only the integer 1 is the version
+    if not (isinstance(uf, dict) and set(uf) == {"sources"} and isinstance(uf["sources"], dict)):
+        return None
+    sources = uf["sources"]
+    if reader in sources or not all(isinstance(k, str) and k and _source_entry(v) for k, v in sources.items()):
+        return None
+    return sources
+
+
+def envelope(sources: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The version-1 envelope carrying ``sources`` (other formats' residual), or None when there is none."""
+    if not sources:
+        return None
+    return {"version": ENVELOPE_VERSION, "unknown_fields": {"sources": dict(sources)}}
+
+
+def other_sources(story: Mapping[str, Any], writer: str | None) -> dict[str, Any]:
+    """The residual of every format except ``writer``'s (of every format when ``writer`` is None), for the
+    writer's envelope."""
+    sources = (story.get("unknown_fields") or {}).get("sources") or {}
+    return {k: v for k, v in sources.items() if k != writer}
+
+
+def source_fields(story: Mapping[str, Any], fmt: str) -> dict[str, Any] | None:
+    """``fmt``'s residual entry of a document (``{"source_document_id", "fields"}``), or None."""
+    return ((story.get("unknown_fields") or {}).get("sources") or {}).get(fmt)
+
+
+class Residual:
+    """What one reader keeps of one source document: its own residual and the other formats' it carried."""
+
+    def __init__(self, fmt: str, document_id: str | None) -> None:
+        self.fmt = fmt
+        self.document_id = document_id
+        self.fields: dict[str, Any] = {}
+        self.carried: dict[str, Any] = {}
+
+    def keep(self, pointer: str, value: Any) -> None:
+        """Keep a source value the mapping does not use, under its source pointer."""
+        self.fields[pointer] = value
+
+    def take_envelope(self, value: Any) -> bool:
+        """Carry the sources of a ``_storyline`` envelope (True), or leave ``value`` to the caller (False),
+        which then keeps it as residual like any other value."""
+        sources = read_envelope(value, self.fmt)
+        if sources is None:
+            return False
+        self.carried.update(sources)
+        return True
+
+    def unknown_fields(self) -> dict[str, Any]:
+        own = {"source_document_id": self.document_id or "", "fields": self.fields}
+        return {"sources": {**self.carried, self.fmt: own}}
+
+    def finish(self, story: dict[str, Any]) -> dict[str, Any]:
+        """Add ``unknown_fields`` and ``unknown_key_counts`` to a document built by a reader and validate it
+        (``StorylineError`` when the mapping let through a value Storyline cannot hold: the caller says which
+        source record it was)."""
+        uf = self.unknown_fields()
+        story["unknown_fields"] = uf
+        story["unknown_key_counts"] = compute_unknown_key_counts(uf)
+        validate(story, document_id=self.document_id, parsed=True)
+        return story

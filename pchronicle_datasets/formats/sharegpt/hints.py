@@ -1,0 +1,31 @@
+"""The format's name and its export hints: what the reader notes under ``/meta/sharegpt`` so that the
+same-source writer gives the record back byte for byte. The shape is declared here once; the reader writes it
+(``make_hints``) and the writer reads it (``read_hints``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
+
+__all__ = ["HINTS", "NAME", "Hints", "make_hints", "read_hints"]
+
+NAME = "sharegpt"
+HINTS = NAME  # the key of this format's hints under /meta
+
+
+class Hints(TypedDict):
+    version: Literal[1]
+    bare: bool  # the record was a bare conversation array, not an object with ``conversations``
+    system: Literal["none", "generated"]  # "generated": element 0 was the generated tools prompt
+    keys: list[str]  # the record keys (or ``metadata/…`` keys) that mapped to Storyline, in source order
+
+
+def make_hints(*, bare: bool, system: Literal["none", "generated"], keys: list[str]) -> Hints:
+    return {"version": 1, "bare": bare, "system": system, "keys": keys}
+
+
+def read_hints(story: Mapping[str, Any]) -> Any:
+    """The document's hints when they claim this version (their fit is checked by using them), else None."""
+    meta = story.get("meta")
+    hints = meta.get(HINTS) if isinstance(meta, dict) else None
+    return hints if isinstance(hints, dict) and hints.get("version") == 1 else None

@@ -1,0 +1,234 @@
+"""Rendering a Storyline document as ShareGPT ``conversations``, byte for byte as the reference converter does.
+
+The writer (and ``to_sharegpt``) renders ``[{"from", "value"}]``: a system turn generated from ``/agent/tools``
+with the function-calling template, ``human`` for user turns, ``gpt`` for agent turns (``<think>`` block,
+content, ``<tool_call>`` blocks) and one ``tool`` turn of ``<tool_response>`` blocks after each gpt turn that
+made calls.
+
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
+...     {"id": 1, "src": "user", "msg": "Say hello."}, {"id": 2, "src": "agent", "msg": "Hello!"}]}
+>>> [(c["from"], c["value"][:40]) for c in conversation(story)][1:]
+[('human', 'Say hello.'), ('gpt', '<think>\\n</think>\\nHello!')]
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import orjson
+
+from ...linking import results_by_turn
+from ...losses import report_loss
+
+__all__ = [
+    "SYSTEM_TEMPLATE",
+    "conversation",
+    "elements",
+    "gpt_value",
+    "jdumps",
+    "system_prompt",
+    "text_of",
+    "tool_schema",
+    "tool_value",
+    "written_arguments",
+]
+
+SYSTEM_TEMPLATE = (
+    "You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML "
+    "tags. You may call one or more functions to assist with the user query. If available tools are not relevant "
+    "in assisting with user query, just respond in natural conversational language. Don't make assumptions about "
+    "what values to plug into functions. After calling & executing the functions, you will be provided with "
+    "function results within <tool_response> </tool_response> XML tags. Here are the available tools:\n"
+    "<tools>\n{tools}\n</tools>\n"
+    "For each function call return a JSON object, with the following pydantic model json schema for each:\n"
+    "{{'title': 'FunctionCall', 'type': 'object', 'properties': {{'name': {{'title': 'Name', 'type': 'string'}}, "
+    "'arguments': {{'title': 'Arguments', 'type': 'object'}}}}, 'required': ['name', 'arguments']}}\n"
+    "Each function call should be enclosed within <tool_call> </tool_call> XML tags.\n"
+    "Example:\n<tool_call>\n{{'name': <function-name>,'arguments': <args-dict>}}\n</tool_call>"
+)
+TEXT_PART_TYPES = ("text", "input_text", "output_text")
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps builds one per call otherwise
+
+
+def jdumps(value: Any) -> str:
+    """JSON as the reference writes it: ``json.dumps(…, ensure_ascii=False)`` with default separators."""
+    return _ENCODER.encode(value)
+
+
+def text_of(value: Any) -> str:
+    """A message as text: strings as they are, content parts joined, anything else as JSON.
+
+    Every ShareGPT ``value`` is a string (the reference passes lists through, and ``datasets`` then turns
+    strings like "42" in the same batch into numbers).
+    """
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list) and all(isinstance(p, dict) for p in value):
+        parts = []
+        for part in value:
+            if part.get("type") in TEXT_PART_TYPES and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            else:
+                parts.append(jdumps(part))
+        return "".join(parts)
+    return jdumps(value)
+
+
+def tool_schema(tool: Any) -> dict[str, Any] | None:
+    """The function schema of a tool definition, in OpenAI ``{"type": "function", "function": …}`` form or bare."""
+    if isinstance(tool, dict):
+        fn = tool.get("function") if tool.get("type") == "function" else tool
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            return fn
+    return None
+
+
+def system_prompt(tools: Any) -> str:
+    """The seed's function-calling system prompt for these tool definitions."""
+    if not tools:
+        return _system_prompt(b"[]")
+    try:
+        key = orjson.dumps(tools)
+    except (TypeError, orjson.JSONEncodeError):
+        return _build_system_prompt(tools)
+    return _system_prompt(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _system_prompt(tools_json: bytes) -> str:
+    # A corpus has few tool sets: the prompt is built once per set (a json.dumps of every schema).
+    return _build_system_prompt(orjson.loads(tools_json))
+
+
+def _build_system_prompt(tools: Any) -> str:
+    formatted = []
+    for tool in tools if isinstance(tools, list) else []:
+        fn = tool_schema(tool)
+        if fn is not None:
+            formatted.append(
+                {
+                    "name": fn["name"],
+                    "description": fn.get("description", ""),
+                    "parameters": fn.get("parameters", {}),
+                    "required": None,
+                }
+            )
+    return SYSTEM_TEMPLATE.format(tools=jdumps(formatted) if formatted else "[]")
+
+
+def _scratchpad_to_think(text: str) -> str:
+    return text.replace("<REASONING_SCRATCHPAD>", "<think>").replace("</REASONING_SCRATCHPAD>", "</think>")
+
+
+def written_arguments(args: Any, *, keep_invalid: bool, pointer: str = "") -> Any:
+    """Tool-call arguments as a training output writes them: Storyline ``args`` are parsed already, so a
+    string is a source that was not valid JSON; it is written as ``{}`` as the seed says (a counted loss,
+    see ``losses``), unless ``keep_invalid``."""
+    if isinstance(args, str) and not keep_invalid:
+        report_loss("invalid_arguments", pointer=pointer, detail=repr(args[:100]))
+        return {}
+    return args
+
+
+def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_args: bool = False) -> str:
+    """A gpt turn's value, byte for byte as the reference converter writes it."""
+    reason = turn.get("reason")
+    content = f"<think>\n{reason}\n</think>\n" if isinstance(reason, str) and reason.strip() else ""
+    msg = text_of(turn.get("msg"))
+    calls = turn.get("tool_calls") or []
+    if calls:
+        if msg.strip():
+            content += _scratchpad_to_think(msg) + "\n"
+        for call in calls:
+            payload = {
+                "name": call["fn"],
+                "arguments": written_arguments(call.get("args"), keep_invalid=keep_invalid_args),
+            }
+            content += f"<tool_call>\n{jdumps(payload)}\n</tool_call>\n"
+        if empty_think and "<think>" not in content:
+            content = "<think>\n</think>\n" + content
+        return content.rstrip()
+    content += _scratchpad_to_think(msg)
+    if empty_think and "<think>" not in content:
+        content = "<think>\n</think>\n" + content
+    return content.strip()
+
+
+def response_content(content: Any) -> Any:
+    """Tool output as the reference puts it in ``content``: parsed when its stripped text starts with { or [."""
+    if isinstance(content, str) and content.strip().startswith(("{", "[")):
+        try:
+            return json.loads(content)
+        except (ValueError, RecursionError):
+            return content
+    return content
+
+
+def tool_value(results: list[tuple[str, str, Any]]) -> str:
+    """The tool turn: one ``<tool_response>`` per ``(tool_call_id, name, content)``, joined by newlines."""
+    return "\n".join(
+        f"<tool_response>\n{jdumps({'tool_call_id': cid, 'name': name, 'content': response_content(content)})}"
+        "\n</tool_response>"
+        for cid, name, content in results
+    )
+
+
+def conversation(
+    story: dict[str, Any],
+    *,
+    keep_system_prompt: bool = False,
+    empty_think: bool = True,
+    drop_copied: bool = False,
+    keep_invalid_args: bool = False,
+) -> list[dict[str, str]]:
+    """The ShareGPT ``[{"from", "value"}]`` of a Storyline document (see the module docs).
+
+    By default the system prompt is generated from ``/agent/tools`` and the document's system turns are not
+    used; ``keep_system_prompt=True`` writes the system turns instead, where they stand (the generated prompt
+    only when there is none).
+    """
+    has_system = any(t["src"] == "system" and not (drop_copied and t.get("copied")) for t in story["turns"])
+    generated = not (keep_system_prompt and has_system)
+    return elements(
+        story,
+        generated=generated,
+        inline_system=keep_system_prompt,
+        empty_think=empty_think,
+        drop_copied=drop_copied,
+        keep_invalid_args=keep_invalid_args,
+    )
+
+
+def elements(
+    story: dict[str, Any],
+    *,
+    generated: bool,
+    inline_system: bool,
+    empty_think: bool = True,
+    drop_copied: bool = False,
+    keep_invalid_args: bool = False,
+) -> list[dict[str, str]]:
+    out: list[dict[str, str]] = []
+    if generated:
+        out.append({"from": "system", "value": system_prompt(story["agent"].get("tools"))})
+    placed = results_by_turn(story)
+    for t, turn in enumerate(story["turns"]):
+        if drop_copied and turn.get("copied"):
+            continue
+        src = turn["src"]
+        if src == "user":
+            out.append({"from": "human", "value": text_of(turn["msg"])})
+        elif src == "agent":
+            value = gpt_value(turn, empty_think=empty_think, keep_invalid_args=keep_invalid_args)
+            out.append({"from": "gpt", "value": value})
+            if turn.get("tool_calls") and placed.get(t):
+                out.append({"from": "tool", "value": tool_value(placed[t])})
+        elif src == "system" and inline_system:
+            out.append({"from": "system", "value": text_of(turn["msg"])})
+    return out

@@ -1,0 +1,151 @@
+"""Writing Storyline documents as ShareGPT trajectory records.
+
+A document read from this format comes back as its source record (same source: the residual and the export
+hints restore every byte the reader did not map); any other is written as a fresh record. The CLI writes the
+seed's folder layout (``encode_folder``): completed trajectories and the others in two files.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ...pointer import parse
+from ...schema import validate
+from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
+from .hints import HINTS, NAME, read_hints
+from .render import conversation, elements, jdumps
+
+__all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record"]
+
+log = logging.getLogger("pchronicle_datasets.sharegpt")
+
+#: The seed's file names: completed trajectories, and the others.
+FOLDER_FILES = ("trajectory_samples.jsonl", "failed_trajectories.jsonl")
+
+
+def is_completed(story: dict[str, Any]) -> bool | None:
+    """Whether the trajectory completed: ``/task/result/completed``, else the last agent turn's
+    ``metrics.is_session_completed`` (RFC-0009), else None (the document does not say)."""
+    result = (story.get("task") or {}).get("result") or {}
+    if isinstance(result.get("completed"), bool):
+        return result["completed"]
+    for turn in reversed(story["turns"]):
+        if turn["src"] == "agent":
+            metrics = turn.get("metrics")
+            value = metrics.get("is_session_completed") if isinstance(metrics, dict) else None
+            return value if isinstance(value, bool) else None
+    return None
+
+
+def record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> Any:
+    """The JSON value of one trajectory record for a Storyline document.
+
+    A document read from this format comes back as its source record (same source: the residual and the
+    export hints restore every byte the reader did not map); any other is written as a trajectory record
+    with ``conversations`` and, when the document has them, ``timestamp``, ``model``, ``completed`` and
+    ``partial``; ``carry_residual=True`` adds other formats' residual in a version-1 ``_storyline`` envelope.
+    """
+    validate(story)
+    hints = read_hints(story)
+    source = source_fields(story, NAME)
+    if source is not None and hints is not None:
+        try:
+            return _recover(story, hints, source.get("fields") or {})
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, StopIteration) as exc:
+            # Hints that do not fit the document (edited after it was read): write it as any other
+            # document, carrying this format's residual too, so nothing is dropped.
+            log.warning("export hints at /meta/%s do not fit the document (%r); written as a new record", HINTS, exc)
+            return _fresh_record(story, carry_residual=True, **options)
+    return _fresh_record(story, carry_residual=carry_residual, **options)
+
+
+def _fresh_record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"conversations": conversation(story, **options)}
+    if isinstance(story.get("finished_at"), str):
+        out["timestamp"] = story["finished_at"]
+    if story["agent"].get("model"):
+        out["model"] = story["agent"]["model"]
+    result = (story.get("task") or {}).get("result") or {}
+    for key in ("completed", "partial"):
+        if isinstance(result.get(key), bool):
+            out[key] = result[key]
+    carried = envelope(other_sources(story, None)) if carry_residual else None
+    if carried is not None:
+        out[ENVELOPE_KEY] = carried
+    return out
+
+
+def _recover(story: dict, hints: dict, fields: dict) -> Any:
+    bare = bool(hints.get("bare"))
+    conv = elements(story, generated=hints.get("system") == "generated", inline_system=True, keep_invalid_args=True)
+    # Elements kept whole (residual) go back to their positions; the generated ones fill the others in order.
+    kept = {int(parse(p)[0 if bare else 1]): v for p, v in fields.items() if _is_element(p, bare)}
+    generated = iter(conv)
+    out = [kept[i] if i in kept else next(generated) for i in range(len(conv) + len(kept))]
+    rec: dict[str, Any] = {}
+    result = (story.get("task") or {}).get("result") or {}
+    agent_extra = story["agent"].get("extra") or {}
+    for key in hints.get("keys", []):
+        if key == "conversations":
+            rec["conversations"] = out
+        elif key in ("model", "metadata/model"):
+            _put(rec, key, story["agent"].get("model"))
+        elif key in ("timestamp", "metadata/timestamp"):
+            _put(rec, key, story.get("finished_at"))
+        elif key in ("completed", "partial"):
+            rec[key] = result.get(key)
+        elif key == "api_calls":
+            rec[key] = (story.get("final_metrics") or {}).get(key)
+        elif key == "toolsets_used":
+            rec[key] = agent_extra.get(key)
+        elif key == "metadata":
+            rec.setdefault("metadata", {})
+        elif key == ENVELOPE_KEY:
+            rec[ENVELOPE_KEY] = envelope(other_sources(story, NAME)) or {
+                "version": 1,
+                "unknown_fields": {"sources": {}},
+            }
+    if bare:
+        rec["conversations"] = out
+    for pointer, value in fields.items():
+        if _is_element(pointer, bare):
+            continue
+        tokens = parse(pointer)
+        if bare:
+            tokens = ["conversations", *tokens]
+        node: Any = rec
+        for token in tokens[:-1]:
+            node = node[int(token)] if isinstance(node, list) else node.setdefault(token, {})
+        if isinstance(node, list):
+            node[int(tokens[-1])] = value
+        else:
+            node[tokens[-1]] = value
+    return rec["conversations"] if bare else rec
+
+
+def _put(rec: dict, key: str, value: Any) -> None:
+    if key.startswith("metadata/"):
+        rec.setdefault("metadata", {})[key.split("/", 1)[1]] = value
+    else:
+        rec[key] = value
+
+
+def _is_element(pointer: str, bare: bool) -> bool:
+    tokens = parse(pointer)
+    if bare:
+        return len(tokens) == 1
+    return len(tokens) == 2 and tokens[0] == "conversations"
+
+
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
+    """One JSON Lines record per document, written as the reference writes JSON (``ensure_ascii=False``)."""
+    return "".join(jdumps(record(story, **options)) + "\n" for story in stories)
+
+
+def encode_folder(stories: list[dict[str, Any]], **options: Any) -> dict[str, str]:
+    """The seed's folder: ``trajectory_samples.jsonl`` (trajectories that completed, or do not say) and
+    ``failed_trajectories.jsonl`` (the others)."""
+    done = [s for s in stories if is_completed(s) is not False]
+    failed = [s for s in stories if is_completed(s) is False]
+    return {FOLDER_FILES[0]: encode(done, **options), FOLDER_FILES[1]: encode(failed, **options)}

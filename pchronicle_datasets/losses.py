@@ -1,0 +1,90 @@
+"""The loss report: every lossy write (a value a target cannot hold exactly) is counted by kind, in one place.
+
+Writers call ``report_loss(kind, pointer=…, detail=…)``. Inside ``collect_losses()`` the losses are counted in
+the ``LossReport`` it yields, for the caller to read, log once or turn into an error; outside one, each loss is
+logged as a warning, so no loss is ever silent.
+
+>>> with collect_losses() as report:
+...     report_loss("invalid_arguments", pointer="/turns/0/tool_calls/0/args", detail="'{not json'")
+...     report_loss("invalid_arguments", pointer="/turns/2/tool_calls/0/args")
+>>> report.counts["invalid_arguments"], report.first["invalid_arguments"]
+(2, '/turns/0/tool_calls/0/args')
+>>> report.summary()
+'1 kind of loss: invalid_arguments 2 (first at /turns/0/tool_calls/0/args)'
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+__all__ = ["LossReport", "collect_losses", "report_loss"]
+
+log = logging.getLogger("pchronicle_datasets.losses")
+
+#: What each kind of loss means, for reports and docs.
+KINDS = {
+    "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
+}
+
+
+@dataclass
+class LossReport:
+    """Counts of lossy writes by kind, with the pointer of the first of each kind."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    first: dict[str, str] = field(default_factory=dict)
+
+    def add(self, kind: str, pointer: str = "") -> None:
+        self.counts[kind] += 1
+        self.first.setdefault(kind, pointer)
+
+    def update(self, other: LossReport) -> None:
+        for kind, n in other.counts.items():
+            self.counts[kind] += n
+            self.first.setdefault(kind, other.first.get(kind, ""))
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+    def summary(self) -> str:
+        """One line: each kind with its count and first pointer."""
+        if not self.counts:
+            return "no loss"
+        parts = [
+            f"{kind} {n}" + (f" (first at {self.first[kind]})" if self.first.get(kind) else "")
+            for kind, n in sorted(self.counts.items())
+        ]
+        kinds = len(self.counts)
+        return f"{kinds} kind{'s' if kinds > 1 else ''} of loss: " + ", ".join(parts)
+
+
+_ACTIVE: ContextVar[LossReport | None] = ContextVar("pchronicle_losses", default=None)
+
+
+@contextmanager
+def collect_losses() -> Iterator[LossReport]:
+    """Count the losses of the writes done inside the block (nested blocks also count into the outer one)."""
+    outer = _ACTIVE.get()
+    report = LossReport()
+    token = _ACTIVE.set(report)
+    try:
+        yield report
+    finally:
+        _ACTIVE.reset(token)
+        if outer is not None:
+            outer.update(report)
+
+
+def report_loss(kind: str, *, pointer: str = "", detail: str = "") -> None:
+    """Record one lossy write: counted by the active ``collect_losses()``, else logged as a warning."""
+    report = _ACTIVE.get()
+    if report is not None:
+        report.add(kind, pointer)
+        return
+    what = KINDS.get(kind, kind)
+    log.warning("lossy write: %s%s%s", what, f" at {pointer}" if pointer else "", f" ({detail})" if detail else "")
