@@ -29,7 +29,7 @@ from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
 from datasets.utils.py_utils import classproperty
 
-from ._gc import gc_paused
+from .gc_pause import gc_paused
 from .errors import FormatError, PchronicleError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import format_names, iter_records

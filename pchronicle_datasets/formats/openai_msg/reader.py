@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..._gc import gc_paused
+from ...gc_pause import gc_paused
 from ...errors import FormatError, PchronicleError
 from ...jsonio import may_hold_big_int
 from ..base import Record, as_bytes, documents
