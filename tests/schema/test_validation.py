@@ -31,12 +31,13 @@ from pchronicle_datasets import (
 )
 from pchronicle_datasets.formats import storyline as storyline_format
 from pchronicle_datasets.storyline import is_time
+from tests import goldens
 
 HERE = Path(__file__).resolve().parent
-FULL_PATH = HERE / "data" / "validation" / "every_optional_field.storyline.json"
+FULL_PATH = goldens.DATA / "validation" / "every_optional_field.storyline.json"
 FULL: dict[str, Any] = json.loads(FULL_PATH.read_text(encoding="utf-8"))
 FULL_DOC_ID = FULL["origin"]["document_id"]
-SAMPLES = sorted((HERE.parent / "pchronicle_datasets" / "samples" / "storyline").glob("*.storyline.json*"))
+SAMPLES = sorted((HERE.parents[1] / "pchronicle_datasets" / "samples" / "storyline").glob("*.storyline.json*"))
 
 MINIMAL: dict[str, Any] = {
     "schema_version": "storyline/v1",
