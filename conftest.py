@@ -1,2 +1,8 @@
+import pytest
+
 # Collected by pytest's --doctest-modules: keep entry points (which run on import) out of collection.
 collect_ignore = ["pchronicle_datasets/__main__.py", "scripts", "benchmarks"]
+
+# Helper modules under tests/ hold assertions too (the openai-msg invariants, the same-source check):
+# rewrite them like test modules so that a failure shows the values compared.
+pytest.register_assert_rewrite("tests")

@@ -29,11 +29,11 @@ from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
 from datasets.utils.py_utils import classproperty
 
-from .gc_pause import gc_paused
 from .errors import FormatError, PchronicleError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import format_names, iter_records
 from .formats.residual import origin
+from .gc_pause import gc_paused
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -86,14 +86,19 @@ class Pchronicle(datasets.ArrowBasedBuilder):
     """Reads trajectory files of any registered format into rows of ``STORYLINE_FEATURES``."""
 
     BUILDER_CONFIG_CLASS = PchronicleConfig
-    BUILDER_CONFIGS = [PchronicleConfig(name=name) for name in ["auto", *format_names()]]  # noqa: RUF012
     DEFAULT_CONFIG_NAME = "auto"
+
+    # One config per format, derived on each use rather than fixed at import (and not memoized, as datasets'
+    # builder_configs is): a format registered at run time (formats.register) gets a config too.
+    @classproperty
+    @classmethod
+    def BUILDER_CONFIGS(cls) -> list[PchronicleConfig]:
+        return [PchronicleConfig(name=name) for name in ["auto", *format_names()]]
 
     @classproperty
     @classmethod
     def builder_configs(cls) -> dict[str, PchronicleConfig]:
-        # Not memoized as datasets' own is: a format registered at run time (formats.register) gets a config too.
-        return {name: PchronicleConfig(name=name) for name in ["auto", *format_names()]}
+        return {config.name: config for config in cls.BUILDER_CONFIGS}
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(

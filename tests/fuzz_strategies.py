@@ -5,7 +5,7 @@ A ``FuzzInput`` is the whole text or bytes of one source file plus a short label
 quarter of a megabyte of bytes. The classes of input, each a named strategy:
 
 * ``valid_inputs``: the package samples, the test data and generated valid corpora of each format (Storyline
-  documents from ``tests/strategies.py``, gateway corpora from ``tests/test_openai_msg_property.py``,
+  documents and gateway corpora from ``tests/strategies.py``,
   ShareGPT records drawn here), plus Storyline files holding documents read from the other formats (their
   export hints under ``/meta`` and residual under ``/unknown_fields``);
 * ``byte_mutated``: truncation, deletion, duplication, swapping, flipped bytes, inserted bytes, NUL, and a
@@ -41,8 +41,7 @@ from hypothesis import strategies as st
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import openai_msg, sharegpt
 from pchronicle_datasets.schema import ROOT, TOOL_CALL, TURN
-from tests.strategies import AWKWARD_FLOATS, AWKWARD_INTS, AWKWARD_STRINGS, storylines
-from tests.test_openai_msg_property import corpora
+from tests.strategies import AWKWARD_FLOATS, AWKWARD_INTS, AWKWARD_STRINGS, corpora, storylines
 
 __all__ = [
     "FORMATS",

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for valid Storyline documents (RFC-0001), importable by every test module.
+"""Hypothesis strategies, importable by every test module: valid Storyline documents (RFC-0001), openai-msg
+gateway corpora (``corpora``, RFC-0009) and ShareGPT records (``sharegpt_records``).
 
 ``storylines()`` draws documents that ``pchronicle_datasets.storyline.validate`` accepts and that use every
 optional field at every level, with awkward JSON values wherever the RFC types a value ``any``:
@@ -21,8 +22,11 @@ an array or object there is valid Storyline but is kept for an explicit test in 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import orjson
 from hypothesis import strategies as st
 
 from pchronicle_datasets.pointer import join
@@ -34,7 +38,10 @@ __all__ = [
     "AWKWARD_INTS",
     "AWKWARD_STRINGS",
     "TOOL_RESULTS",
+    "corpora",
+    "gateway_sessions",
     "json_values",
+    "sharegpt_records",
     "storylines",
     "texts",
     "times",
@@ -435,3 +442,254 @@ def storylines(draw: st.DrawFn, *, max_turns: int = 4, full: bool | None = None)
         parent = st.fixed_dictionaries({"psid": nonempty_texts}, optional=parent_fields)
     _put(draw, story, "parent", parent, full)
     return story
+
+
+# ------------------------------------------------------------------------------ openai-msg gateway corpora
+# Rows the way gateways write them (RFC-0009): each row's `messages` is the whole history so far (exact
+# copies), then the new messages, with the awkward parts mixed in — JSON-string and object `arguments`,
+# `meta_json` and `env_state`; missing, empty and repeated call ids; reasoning under all three names; vendor
+# keys at every level; interleaved sessions; numbers, nulls and strings that look like numbers. Copies are
+# generated in the canonical form export rebuilds, and JSON strings are written compactly by orjson.
+
+_GW_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+_GW_SCALAR = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    _GW_TEXT,
+    st.sampled_from(["42", "1.0", "null", "true", ""]),
+)
+_GW_JSON = st.recursive(
+    _GW_SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_GW_TEXT, inner, max_size=3), max_leaves=6
+)
+_GW_VENDOR_KEY = st.sampled_from(["vendor", "x_trace", "cache_hit", "latency_bucket"])
+_GW_ROLE_TEXT = st.text(alphabet="abc xyz", min_size=1, max_size=10)
+
+
+def _maybe_string(draw, value):
+    return orjson.dumps(value).decode() if draw(st.booleans()) else value
+
+
+@st.composite
+def gateway_sessions(draw, sid: str):
+    """The rows of one session, in step order."""
+    rows = []
+    history: list[dict] = []
+    if draw(st.booleans()):
+        history.append({"role": "system", "content": draw(_GW_ROLE_TEXT)})
+    history.append({"role": "user", "content": draw(_GW_ROLE_TEXT)})
+    pending_calls: list[str] = []
+    n_steps = draw(st.integers(1, 4))
+    model = draw(st.sampled_from(["gpt-5", "claude-4", "qwen3"]))
+    run = draw(st.sampled_from([None, "run-1"]))
+    for step in range(1, n_steps + 1):
+        new: list[dict] = []
+        for cid in pending_calls:
+            tool = {"role": "tool", "tool_call_id": cid, "content": draw(st.one_of(_GW_ROLE_TEXT, st.just("")))}
+            if draw(st.booleans()):
+                tool["name"] = "fn_tool"
+            new.append(tool)
+        pending_calls = []
+        if step > 1 and draw(st.booleans()):
+            new.append({"role": "user", "content": draw(_GW_ROLE_TEXT)})
+        response: dict = {"role": "assistant", "content": draw(st.one_of(_GW_ROLE_TEXT, st.just("")))}
+        reason_key = draw(st.sampled_from([None, "reasoning_content", "reasoning", "thinking"]))
+        if reason_key:
+            response[reason_key] = draw(st.one_of(_GW_ROLE_TEXT, st.none()))
+        n_calls = draw(st.integers(0 if response["content"] else 1, 2))
+        calls = []
+        for c in range(n_calls):
+            cid = draw(st.sampled_from([f"call_{step}_{c}", "call_0", "", None]))
+            call: dict = {"type": "function", "function": {"name": draw(st.sampled_from(["ls", "cat", "grep"]))}}
+            if cid is not None:
+                call["id"] = cid
+            args = draw(st.dictionaries(st.sampled_from(["path", "n", "q"]), _GW_JSON, max_size=2))
+            call["function"]["arguments"] = _maybe_string(draw, args)
+            if draw(st.integers(0, 4)) == 0:
+                call["index"] = c  # a vendor key on the call
+            calls.append(call)
+            if cid:
+                pending_calls.append(cid)
+        if calls:
+            response["tool_calls"] = calls
+        if draw(st.integers(0, 3)) == 0:
+            response[draw(_GW_VENDOR_KEY)] = draw(_GW_JSON)
+        row: dict = {"session_id": sid, "step_id": step}
+        if run:
+            row["run_id"] = run
+        row["agent_model"] = model
+        if draw(st.booleans()):
+            row["created_at"] = f"2026-11-30T10:00:{step:02d}Z"
+        row["messages"] = [dict(m) for m in history] + new
+        row["response"] = response
+        env_state = {"prompt_tokens": draw(st.integers(0, 10**6)), "total_latency_ms": draw(st.integers(0, 10**5))}
+        if draw(st.booleans()):
+            env_state["request_id"] = f"req-{step}"
+        if draw(st.booleans()):
+            env_state[draw(_GW_VENDOR_KEY)] = draw(_GW_JSON)
+        meta = {"env_state": _maybe_string(draw, env_state)}
+        if draw(st.booleans()):
+            meta["group_id"] = "g1"
+        row["meta_json"] = _maybe_string(draw, meta)
+        if draw(st.booleans()):
+            row["env_name"] = draw(st.sampled_from(["swe", "web"]))
+        if draw(st.booleans()):
+            row["reward"] = draw(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-5, 5)))
+        if draw(st.integers(0, 3)) == 0:
+            row[draw(_GW_VENDOR_KEY)] = draw(_GW_JSON)
+        rows.append(row)
+        # The next request's history: this row's messages and its response, as a client resends them.
+        history = [_copy(m) for m in row["messages"]] + [_copy(response)]
+    return rows
+
+
+def _copy(msg: dict) -> dict:
+    """A history copy in the canonical form (compared fields only, as export rebuilds copies)."""
+    return {k: msg[k] for k in ("role", "content", "tool_calls", "tool_call_id") if k in msg}
+
+
+@st.composite
+def corpora(draw):
+    """_GW_JSON Lines text of 1–3 sessions, rows interleaved."""
+    per_session = [draw(gateway_sessions(f"s{i}")) for i in range(draw(st.integers(1, 3)))]
+    queues = [list(rows) for rows in per_session]
+    lines = []
+    while any(queues):
+        q = draw(st.sampled_from([q for q in queues if q]))
+        lines.append(q.pop(0))
+    return lines
+
+
+# ------------------------------------------------------------------------------------- ShareGPT records
+# Records and bare conversations as the reference converter writes them and as hand-edited files have them:
+# think blocks (closed on their own line or inline), <tool_call> and <tool_response> blocks in the
+# reference's three JSON styles, odd whitespace, unknown roles and extra element keys.
+
+_SG_EMPTY_THINK = "<think>\n</think>\n"
+# The reference's prompt for no tools, as its converter wrote it (tests/data/sharegpt/ex3_plain.*).
+_SG_SYSTEM_NO_TOOLS = json.loads(
+    (Path(__file__).resolve().parent / "data" / "sharegpt" / "ex3_plain.conversations.json").read_text(encoding="utf-8")
+)[0]["value"]
+
+
+def _sg_human(value: Any) -> dict[str, Any]:
+    return {"from": "human", "value": value}
+
+
+def _sg_gpt_element(value: Any) -> dict[str, Any]:
+    return {"from": "gpt", "value": value}
+
+
+def _sg_tool(value: Any) -> dict[str, Any]:
+    return {"from": "tool", "value": value}
+
+
+_SG_TEXT = st.one_of(
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8),
+    st.sampled_from(["", " ", "\n", "42", "Zürich ☀", "<think>", "</think>", "{", "[1]", "null", "a\u0000b"]),
+)
+_SG_WS = st.sampled_from(["", " ", "\n", "\n\n", "\t", " \n "])
+_SG_NAMES = st.sampled_from(["ls", "cat", "web_search", "terminal"])
+_SG_IDS = st.sampled_from(["c1", "c2", "call_A", "", "call-2-0"])
+_SG_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _SG_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_SG_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+_SG_ARGS = st.dictionaries(_SG_TEXT, _SG_JSON, max_size=3)
+
+
+def _sg_dump(value: Any, style: str) -> str:
+    if style == "compact":
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if style == "ascii":
+        return json.dumps(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+_SG_STYLE = st.sampled_from(["default", "default", "default", "compact", "ascii"])
+
+
+@st.composite
+def _sg_think(draw):
+    body = draw(_SG_TEXT)
+    return f"<think>\n{body}\n</think>\n" if draw(st.booleans()) else f"<think>{body}</think>"
+
+
+@st.composite
+def _sg_call(draw):
+    payload = {"name": draw(_SG_NAMES), "arguments": draw(_SG_ARGS)}
+    sep = draw(st.sampled_from(["\n", "\n", ""]))
+    return f"<tool_call>{sep}{_sg_dump(payload, draw(_SG_STYLE))}{sep}</tool_call>"
+
+
+@st.composite
+def _sg_gpt(draw):
+    if draw(st.booleans()):  # the writer's own shape
+        think = draw(_sg_think()) if draw(st.booleans()) else _SG_EMPTY_THINK
+        content = draw(_SG_TEXT)
+        calls = draw(st.lists(_sg_call(), max_size=3))
+        if calls:
+            return (think + (content + "\n" if content.strip() else "") + "\n".join(calls)).rstrip()
+        return (think + content).strip()
+    parts = draw(st.lists(st.one_of(_sg_think(), _SG_TEXT, _sg_call(), _SG_WS), max_size=5))
+    return "".join(parts)
+
+
+@st.composite
+def _sg_response(draw):
+    payload: dict[str, Any] = {}
+    if draw(st.integers(0, 4)):
+        payload["tool_call_id"] = draw(_SG_IDS)
+    if draw(st.integers(0, 4)):
+        payload["name"] = draw(_SG_NAMES)
+    payload["content"] = draw(st.one_of(_SG_TEXT, _SG_JSON))
+    return f"<tool_response>\n{_sg_dump(payload, draw(_SG_STYLE))}\n</tool_response>"
+
+
+_SG_TOOL = st.builds(
+    lambda blocks, sep: sep.join(blocks),
+    st.lists(_sg_response(), min_size=1, max_size=3),
+    st.sampled_from(["\n", "\n", "\n\n"]),
+)
+_SG_ELEMENT = st.one_of(
+    st.builds(_sg_human, _SG_TEXT),
+    st.builds(_sg_gpt_element, _sg_gpt()),
+    st.builds(_sg_gpt_element, _sg_gpt()),
+    st.builds(_sg_tool, _SG_TOOL),
+    st.builds(_sg_tool, _SG_TOOL),
+    st.builds(lambda v: {"from": "system", "value": v}, st.one_of(_SG_TEXT, st.just(_SG_SYSTEM_NO_TOOLS))),
+    st.builds(
+        lambda r, v: {"from": r, "value": v}, st.sampled_from(["function_call", "observation", "user"]), _SG_TEXT
+    ),
+    st.builds(lambda v, w: {**_sg_human(v), "weight": w}, _SG_TEXT, st.integers(0, 1)),
+)
+_SG_CONVERSATION = st.lists(_SG_ELEMENT, max_size=7)
+sharegpt_records = st.one_of(
+    _SG_CONVERSATION,
+    st.fixed_dictionaries(
+        {"conversations": _SG_CONVERSATION},
+        optional={
+            "timestamp": st.sampled_from(["2026-03-30T14:22:31.456789", "2026-03-30T14:22:31Z", 5]),
+            "model": st.sampled_from(["m", "", "anthropic/claude-sonnet-4.6"]),
+            "completed": st.booleans(),
+            "partial": st.booleans(),
+            "api_calls": st.integers(0, 9),
+            "toolsets_used": st.lists(_SG_NAMES, max_size=2),
+            "prompt_index": st.integers(0, 9),
+            "metadata": st.fixed_dictionaries(
+                {},
+                optional={
+                    "batch_num": st.integers(0, 3),
+                    "timestamp": st.just("2026-11-29T23:57:00"),
+                    "model": _SG_NAMES,
+                },
+            ),
+        },
+    ),
+)

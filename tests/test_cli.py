@@ -16,12 +16,18 @@ from huggingface_hub.utils import _http
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
-from tests.test_hub import FakeHub
+from tests import goldens
+from tests.hub_fake import FakeHub
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 GOLDENS = SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl"
+# The openai-msg golden cases the library tests read (tests/data/openai_msg/README.md), those whose expected
+# fragments name the first document's turns or residual.
+OPENAI_GOLDENS = [
+    n for n in goldens.names("openai_msg") if {"turns", "fields"} & set(goldens.load("openai_msg", n).expected)
+]
 
 
 def story(**changes) -> dict:
@@ -152,3 +158,56 @@ def test_push_uploads_parquet_and_a_card(tmp_path, monkeypatch):
     assert set(fake.files) == {"README.md", "data/train-00000-of-00001.parquet"}
     card = fake.files["README.md"].decode()
     assert "auto → to_sharegpt" in card and "train: 3" in card
+
+
+# ------------------------------------------------------------------------ the golden cases of the library tests
+
+
+@pytest.mark.parametrize("name", OPENAI_GOLDENS)
+def test_convert_openai_msg_golden_inputs_gives_the_expected_documents(tmp_path, name):
+    golden = goldens.load("openai_msg", name)
+    out = tmp_path / "out.storyline.jsonl"
+    assert main(["convert", str(golden.input_path), "--from", "openai-msg", "--to", "storyline", "-o", str(out)]) == 0
+    first = pc.into_storyline("storyline", out.read_bytes())[0]
+    if "turns" in golden.expected:
+        assert first["turns"] == golden.expected["turns"]
+    if "fields" in golden.expected:
+        assert first["unknown_fields"]["sources"]["openai-msg"]["fields"] == golden.expected["fields"]
+
+
+def test_convert_the_minimal_openai_msg_golden_gives_the_whole_expected_document(tmp_path, monkeypatch):
+    """Run where the golden's document id is a relative path, as a user converts a capture folder."""
+    golden = goldens.load("openai_msg", "minimal")
+    monkeypatch.chdir(tmp_path)
+    source = Path("captures/gw-2026-03-01.jsonl")
+    source.parent.mkdir()
+    source.write_bytes(golden.input_path.read_bytes())
+    assert main(["convert", str(source), "--to", "storyline", "-o", "out.storyline.jsonl"]) == 0
+    [story] = pc.into_storyline("storyline", Path("out.storyline.jsonl").read_bytes())
+    assert {k: v for k, v in story.items() if k != "meta"} == golden.expected["document_without_meta"]
+
+
+def test_convert_the_hand_written_storyline_golden_to_openai_msg_gives_the_expected_rows(tmp_path):
+    export = goldens.DATA / "openai_msg" / "export"
+    out = tmp_path / "rows.jsonl"
+    assert main(["convert", str(export / "hand_written.storyline.json"), "--to", "openai-msg", "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for r in rows:  # synthesized arguments may be a JSON string or the value: compare the value
+        for m in [*r["messages"], r["response"]]:
+            for c in m.get("tool_calls") or []:
+                if isinstance(c["function"]["arguments"], str):
+                    c["function"]["arguments"] = json.loads(c["function"]["arguments"])
+    want = (export / "hand_written.rows.jsonl").read_text(encoding="utf-8").splitlines()
+    assert rows == [json.loads(line) for line in want]
+
+
+@pytest.mark.parametrize(
+    "name", ["ex2_parallel_tools.record.json", "ex2_parallel_tools.batch_record.json", "seed_example.record.json"]
+)
+def test_convert_sharegpt_golden_records_to_sharegpt_writes_them_back(tmp_path, name):
+    record = goldens.DATA / "sharegpt" / name
+    out = tmp_path / "out"
+    assert main(["convert", str(record), "--to", "sharegpt", "-o", str(out)]) == 0
+    [line] = (out / "trajectory_samples.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line) == json.loads(record.read_text(encoding="utf-8"))  # completed: true
+    assert (out / "failed_trajectories.jsonl").read_text(encoding="utf-8") == ""

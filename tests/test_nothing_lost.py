@@ -14,9 +14,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 
 import pchronicle_datasets as pc
-from tests.strategies import storylines
-from tests.test_openai_msg_property import corpora
-from tests.test_sharegpt import _RECORD
+from tests.strategies import corpora, sharegpt_records, storylines
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,7 +64,7 @@ def test_openai_msg_keeps_every_source_leaf(rows):
 
 
 @SETTINGS
-@given(_RECORD)
+@given(sharegpt_records)
 def test_sharegpt_keeps_every_source_leaf(record):
     """Elements are decomposed (think, content, calls), so an element's value is accounted for when
     same-source export writes it back from the document; every other leaf must be found as is."""

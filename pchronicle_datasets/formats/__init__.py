@@ -31,6 +31,7 @@ __all__ = [
     "into_storyline",
     "iter_records",
     "register",
+    "unregister",
 ]
 
 # name → format; aliases map to the canonical name. Adding a format is one folder and one line here (or a call to
@@ -70,7 +71,19 @@ def register(module: Any) -> Any:
     return module
 
 
-for _module in (storyline_file, openai_msg, sharegpt):
+def unregister(name: str) -> None:
+    """Remove a format registered with ``register`` (by its name or an alias), for plug-ins that are loaded for a
+    while (a test, a notebook). The built-in formats cannot be removed."""
+    module = get_format(name)
+    if module in _BUILTIN:
+        raise ValueError(f"{module.NAME} is a built-in format")
+    del _FORMATS[module.NAME]
+    for alias in module.ALIASES:
+        _ALIASES.pop(alias, None)
+
+
+_BUILTIN = (storyline_file, openai_msg, sharegpt)
+for _module in _BUILTIN:
     register(_module)
 
 

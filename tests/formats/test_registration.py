@@ -27,8 +27,11 @@ TEXT = "".join(json.dumps(r) + "\n" for r in RECORDS)
 
 @pytest.fixture(scope="module", autouse=True)
 def registered():
-    formats.register(example_format)  # idempotent: registering the same module again is a no-op
+    formats.register(example_format)
+    formats.register(example_format)  # registering the same module again is a no-op
     yield example_format
+    formats.unregister("pairs")
+    assert "pairs" not in pc.format_names() and "pair-lines" not in pc.format_names()
 
 
 def test_the_module_satisfies_the_protocol_and_every_builtin_format_does():
@@ -50,6 +53,8 @@ def test_register_refuses_an_incomplete_format_or_a_taken_name():
 
     with pytest.raises(ValueError, match="already registered"):
         formats.register(Clash)
+    with pytest.raises(ValueError, match="built-in"):
+        formats.unregister("openai-messages")
 
 
 def test_hub_api_round_trips_and_converts():

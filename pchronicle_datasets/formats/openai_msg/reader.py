@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...gc_pause import gc_paused
 from ...errors import FormatError, PchronicleError
+from ...gc_pause import gc_paused
 from ...jsonio import may_hold_big_int
 from ..base import Record, as_bytes, documents
 from .rows import source_rows
@@ -30,50 +30,17 @@ def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     if not data or data.isspace():
         return []  # an empty file holds no rows
     sessions: dict[str, list[tuple[int, dict, int | None, bytes]]] = {}
-    errors: list[Record] = []
+    records: list[Record] = []
     scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line and value
     items = source_rows(data, document_id, scan)
     root = next(items)
     for item in items:
-        if isinstance(item, Record):
-            errors.append(item)
-            continue
-        r, row, line, raw = item
-        base = f"/session_steps/{r}"
-        if not isinstance(row, dict):
-            errors.append(
-                Record(
-                    line,
-                    raw,
-                    value=row,
-                    error=FormatError(
-                        f"a row is a JSON object, got {type(row).__name__}",
-                        pointer=base,
-                        document_id=document_id,
-                        line=line,
-                    ),
-                )
-            )
-            continue
-        sid = row.get("session_id")
-        if not nonempty_str(sid):
-            what = "missing" if "session_id" not in row else ("empty" if sid == "" else f"a {type(sid).__name__}")
-            errors.append(
-                Record(
-                    line,
-                    raw,
-                    value=row,
-                    error=FormatError(
-                        f"session_id must be a non-empty string, got {what}",
-                        pointer=f"{base}/session_id",
-                        document_id=document_id,
-                        line=line,
-                    ),
-                )
-            )
-            continue
-        sessions.setdefault(sid, []).append((r, row, line, raw))
-    records = list(errors)
+        refused = item if isinstance(item, Record) else _refused_row(*item, document_id)
+        if refused is not None:
+            records.append(refused)
+        else:
+            r, row, line, raw = item  # type: ignore[misc]
+            sessions.setdefault(row["session_id"], []).append((r, row, line, raw))
     first = True
     for sid, rows in sessions.items():
         raw = b"\n".join(x[3] for x in rows if x[3])
@@ -87,6 +54,21 @@ def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     # File order (a session stands at its first row), so "the first bad record" is the first in the file.
     records.sort(key=lambda rec: rec.line if rec.line is not None else 0)
     return records
+
+
+def _refused_row(r: int, row: Any, line: int | None, raw: bytes, document_id: str | None) -> Record | None:
+    """The error record of a row that cannot join a session (not an object, no usable ``session_id``)."""
+    base = f"/session_steps/{r}"
+    if not isinstance(row, dict):
+        reason, pointer = f"a row is a JSON object, got {type(row).__name__}", base
+    else:
+        sid = row.get("session_id")
+        if nonempty_str(sid):
+            return None
+        what = "missing" if "session_id" not in row else ("empty" if sid == "" else f"a {type(sid).__name__}")
+        reason, pointer = f"session_id must be a non-empty string, got {what}", f"{base}/session_id"
+    error = FormatError(reason, pointer=pointer, document_id=document_id, line=line)
+    return Record(line, raw, value=row, error=error)
 
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:

@@ -79,9 +79,27 @@ class Recover:
         step = hint["step_id"]
         resp = self.turns[self.context + 2 * step]
         req = self.turns.get(self.context + 2 * step - 1) if "user" in hint else None
+        row = self._row_keys(hint, resp)
+        messages = row.get("messages")
+        if messages is not None:
+            self._fill_messages(messages, hint, history, resp, req)
+        output = self._output_message(resp, hint)
+        if hint["out"] == -1:
+            row["response"] = output
+        elif messages is not None:
+            messages[hint["out"]] = output
+        for tokens, value in residual:
+            set_at(row, tokens, value)
+        self._apply_forms(row, hint)
+        history = [project(m) for m in (row.get("messages") or []) if isinstance(m, dict)]
+        if hint["out"] == -1 and isinstance(row.get("response"), dict):
+            history.append(project(row["response"]))
+        return row, history
+
+    def _values(self, step: int, resp: dict) -> dict[str, Any]:
+        """What each consumed key (RFC-0009 tables 1, 3, 4) is written back as, from the document."""
         env = {**self.task_env, **(resp.get("env") or {})}
         state = {**(self.task_env.get("state") or {}), **((resp.get("env") or {}).get("state") or {})}
-        metrics = resp.get("metrics") or {}
         model = resp.get("model")
         values = {
             "session_id": self.story["session"],
@@ -103,6 +121,12 @@ class Recover:
             values[rel] = env.get(path[0]) if len(path) == 1 else state.get(path[1])
         for rel, name in TURN_ENV_SOURCES:
             values[rel] = (resp.get("env") or {}).get(name)
+        return values
+
+    def _row_keys(self, hint: dict, resp: dict) -> dict[str, Any]:
+        """The row with every consumed key in its source order; messages as placeholders to fill."""
+        values = self._values(hint["step_id"], resp)
+        metrics = resp.get("metrics") or {}
         row: dict[str, Any] = {}
         for rel in hint["keys"]:
             tokens = rel.split("/")
@@ -119,33 +143,22 @@ class Recover:
             else:
                 value = values[rel]
             set_at(row, tokens, value)
+        return row
 
-        messages = row.get("messages")
-        if messages is not None:
-            for m in range(hint["p"]):
-                messages[m] = dict(history[m])
-            for m, turn in zip(hint.get("ctx", ()), (t for t in self.story["turns"] if t.get("copied")), strict=False):
-                messages[m] = self._context_message(turn, hint, m)
-            if req is not None:
-                messages[hint["user"]] = {"role": "user", "content": req["msg"]}
-            results = (resp.get("observation") or {}).get("results") or []
-            for m, result in zip(hint.get("tools", ()), results, strict=False):
-                tool = {"role": "tool", "tool_call_id": result["source_call_id"]}
-                if "content" in result:
-                    tool["content"] = result["content"]
-                messages[m] = tool
-        output = self._output_message(resp, hint)
-        if hint["out"] == -1:
-            row["response"] = output
-        elif messages is not None:
-            messages[hint["out"]] = output
-        for tokens, value in residual:
-            set_at(row, tokens, value)
-        self._apply_forms(row, hint)
-        history = [project(m) for m in (row.get("messages") or []) if isinstance(m, dict)]
-        if hint["out"] == -1 and isinstance(row.get("response"), dict):
-            history.append(project(row["response"]))
-        return row, history
+    def _fill_messages(self, messages: list, hint: dict, history: list[dict], resp: dict, req: dict | None) -> None:
+        """History copies, context turns (first row), the request and the tool results, in their places."""
+        for m in range(hint["p"]):
+            messages[m] = dict(history[m])
+        for m, turn in zip(hint.get("ctx", ()), (t for t in self.story["turns"] if t.get("copied")), strict=False):
+            messages[m] = self._context_message(turn, hint, m)
+        if req is not None:
+            messages[hint["user"]] = {"role": "user", "content": req["msg"]}
+        results = (resp.get("observation") or {}).get("results") or []
+        for m, result in zip(hint.get("tools", ()), results, strict=False):
+            tool = {"role": "tool", "tool_call_id": result["source_call_id"]}
+            if "content" in result:
+                tool["content"] = result["content"]
+            messages[m] = tool
 
     def _calls(self, calls: list, hint: dict, rel: str) -> list:
         forms = hint.get("forms", {})

@@ -1,0 +1,68 @@
+"""History copies (docs/formats/openai-msg.md, reading 1; RFC-0009 "后续 row 里重复的历史 messages 视为
+context 副本"): a row's messages repeating the session's history are copies — no new turns, no residual,
+compared on role, content, calls and tool_call_id; only what follows the copied prefix is new."""
+
+from __future__ import annotations
+
+from tests.formats.openai_msg.helpers import case, fields, one, turn
+
+
+def test_repeated_last_user_message_makes_no_second_request_turn() -> None:
+    golden = case("repeated_user")
+    story = one(golden)
+    # step 4 repeats step 3's messages without its response: they are still the history prefix
+    assert [[t["id"], t["src"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_src_msg"]
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_retry_row_repeating_the_history_makes_no_request_turn() -> None:
+    golden = case("retry")
+    story = one(golden)
+    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+
+
+def test_no_tool_result_is_attached_twice() -> None:
+    golden = case("no_double_result")
+    story = one(golden)
+    assert [[t["id"], t.get("observation")] for t in story["turns"] if t["src"] == "agent"] == golden.expected[
+        "agent_turns_id_observation"
+    ]
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_second_new_user_message_is_residual() -> None:
+    golden = case("second_new_user")
+    story = one(golden)
+    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_history_copies_compare_without_reasoning_and_normalise_it_away() -> None:
+    golden = case("stripped_reasoning")
+    story = one(golden)
+    assert [[t["id"], t["msg"], t.get("reason")] for t in story["turns"]] == golden.expected["turns_id_msg_reason"]
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_extra_keys_of_a_history_copy_are_residual_at_the_copy_pointer() -> None:
+    golden = case("copy_extras")
+    story = one(golden)
+    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    # the new tool message's name and its copies in later rows; a copy's refusal is normalised away when
+    # the copy has no content, kept beside valid content
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_messages_after_a_diverging_history_are_new() -> None:
+    golden = case("diverged")
+    story = one(golden)
+    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    assert fields(story) == golden.expected["fields"]
+
+
+def test_new_messages_neither_selected_nor_results_are_residual_whole() -> None:
+    golden = case("nothing_dropped")
+    story = one(golden)
+    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    assert "observation" not in turn(story, 4)
+    assert fields(story) == golden.expected["fields"]

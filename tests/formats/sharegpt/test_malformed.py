@@ -1,0 +1,48 @@
+"""Malformed ShareGPT input: a clear ``FormatError`` naming the document, the line and the JSON Pointer."""
+
+from __future__ import annotations
+
+import pytest
+
+import pchronicle_datasets as pc
+from pchronicle_datasets import FormatError
+from tests.formats.sharegpt.helpers import (
+    H,
+    jline,
+    records_of,
+)
+
+GOOD = jline({"conversations": [H("fine")]})
+
+
+@pytest.mark.parametrize(
+    ("text", "pointer", "line"),
+    [
+        ('{"conversations": [', "", 1),
+        (GOOD + "\n{not json\n", "", 2),
+        (GOOD + '\n{"conversations": {"from": "human", "value": "x"}}\n', "/conversations", 2),
+        ('{"model": "m"}', "/conversations", 1),
+        (GOOD + "\n42\n", "", 2),
+        ("42", "", 1),
+        ('"a string"', "", 1),
+    ],
+    ids=[
+        "not JSON",
+        "not JSON on line 2",
+        "conversations not an array",
+        "no conversations",
+        "number",
+        "number alone",
+        "string",
+    ],
+)
+def test_malformed_input(text, pointer, line):
+    with pytest.raises(FormatError) as info:
+        pc.into_storyline("sharegpt", text, document_id="bad.jsonl")
+    err = info.value
+    assert (err.pointer, err.line, err.document_id) == (pointer, line, "bad.jsonl")
+    assert "bad.jsonl" in str(err)
+    recs = records_of(text, "bad.jsonl")
+    if line == 2:  # the good record before it is kept
+        assert recs[0].error is None and recs[0].story["turns"][0]["msg"] == "fine"
+    assert isinstance(recs[-1].error, FormatError)
