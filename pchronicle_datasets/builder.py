@@ -115,6 +115,13 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         if self.config.on_bad_records == "skip" and self.config.quarantine_file:
             # Before any input is read, in the main process (workers only append).
             try:
+                parent = os.path.dirname(os.path.abspath(self.config.quarantine_file))
+                try:
+                    os.makedirs(parent, exist_ok=True)
+                except OSError as exc:
+                    raise QuarantineError(
+                        f"cannot create its folder: {exc.strerror}", document_id=self.config.quarantine_file
+                    ) from None
                 check_writable(self.config.quarantine_file)
                 removed = repair(self.config.quarantine_file)
             except QuarantineError as exc:
@@ -190,7 +197,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
     def _save_skipped(self, name: str, run: str, count: int) -> None:
         """Keep this file's skipped count with the prepared dataset, for a later load from the cache."""
         folder = getattr(self, "_skipped_dir", None)
-        if not folder or "://" in folder:
+        if not count or not folder or "://" in folder:
             return
         record = {"run": run, "file": name, "skipped": count, "quarantine_file": self.config.quarantine_file}
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
