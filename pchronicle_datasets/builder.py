@@ -9,16 +9,23 @@ no longer runs dataset scripts), so it loads the way ``load_dataset("json", …)
 
 Each file gives rows of ``STORYLINE_FEATURES``, one per Storyline document. The builder owns I/O: it opens
 files through datasets' file layer (local, ``hf://``, ``s3://``…, streaming or not), decompresses them itself
-(gzip member by member, zstd, bzip2) and hands bytes to the format modules. Files are the shards, so
+(gzip member by member, zstd, bzip2, xz) and hands bytes to the format modules. Files are the shards, so
 ``num_proc`` and streaming work per file.
+
+Skip policy and the quarantine file (``quarantine.py``): each ``load_dataset`` call that generates is one run
+with its own id, carried by every entry it appends. A streaming dataset iterated again is the same run: its
+entries are written once (in each process), its counts logged again. A load served from ``datasets``' cache
+generates nothing and so appends nothing; it logs how many records the cached split left out (kept with the
+cache, in ``pchronicle_skipped/``) and the run whose entries describe them.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import json
 import os
 import posixpath
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,13 +41,15 @@ from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import format_names, iter_records
 from .formats.residual import origin
 from .gc_pause import gc_paused
+from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, check_writable, new_run_id, repair
 
 logger = datasets.utils.logging.get_logger(__name__)
 
-__all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "register"]
+__all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteError", "register"]
 
 MODULE_NAME = "pchronicle"
-_quarantine_lock = threading.Lock()
+SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
+_quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
 
 
 class BadRecordError(FormatError, DatasetGenerationError):
@@ -50,6 +59,11 @@ class BadRecordError(FormatError, DatasetGenerationError):
     so ``load_dataset`` lets it through as it is instead of wrapping it in a bare "An error occurred while
     generating the dataset".
     """
+
+
+class QuarantineWriteError(QuarantineError, DatasetGenerationError):
+    """The quarantine file could not be written: the message names its path and the cause (``load_dataset``
+    lets it through as it is, like ``BadRecordError``)."""
 
 
 @dataclass
@@ -110,22 +124,58 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         self.config.check()
         if not self.config.data_files:
             raise ValueError(f"At least one data file must be specified, but got data_files={self.config.data_files}")
+        self._run = new_run_id()
+        if self.config.on_bad_records == "skip" and self.config.quarantine_file:
+            # Before any input is read, in the main process (workers only append).
+            try:
+                parent = os.path.dirname(os.path.abspath(self.config.quarantine_file))
+                try:
+                    os.makedirs(parent, exist_ok=True)
+                except OSError as exc:
+                    raise QuarantineError(
+                        f"cannot create its folder: {exc.strerror}", document_id=self.config.quarantine_file
+                    ) from None
+                check_writable(self.config.quarantine_file)
+                removed = repair(self.config.quarantine_file)
+            except QuarantineError as exc:
+                raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
+            if removed:
+                logger.warning(
+                    f"pchronicle: removed a partial last entry ({removed} bytes) an interrupted run left in "
+                    f"{self.config.quarantine_file}"
+                )
         # No extraction: compressed files are read whole and decompressed here, member by member.
         files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"files": list(paths), "names": names[split]})
+            datasets.SplitGenerator(
+                name=split, gen_kwargs={"files": list(paths), "names": names[split], "run": self._run}
+            )
             for split, paths in files.items()
         ]
 
-    def _generate_shards(self, files: list[str], names: list[str]) -> Iterator[str]:
+    def download_and_prepare(self, *args: Any, **kwargs: Any) -> None:
+        self._run = None
+        super().download_and_prepare(*args, **kwargs)
+        if self._run is None:  # nothing generated: the cache was reused
+            self._report_cached()
+
+    def _prepare_split(self, split_generator, **kwargs: Any) -> None:
+        # Set before datasets hands the builder to its workers: they write what they skipped here.
+        self._skipped_dir = os.path.join(self._output_dir, SKIPPED_DIR)
+        try:
+            super()._prepare_split(split_generator, **kwargs)
+        finally:
+            self._skipped_dir = None
+
+    def _generate_shards(self, files: list[str], names: list[str], run: str) -> Iterator[str]:
         yield from names
 
-    def _generate_tables(self, files: list[str], names: list[str]) -> Iterator[tuple[Key, Any]]:
+    def _generate_tables(self, files: list[str], names: list[str], run: str) -> Iterator[tuple[Key, Any]]:
         for shard, (path, name) in enumerate(zip(files, names, strict=True)):
-            yield from self._file_tables(shard, path, name)
+            yield from self._file_tables(shard, path, name, run)
 
-    def _file_tables(self, shard: int, path: str, name: str) -> Iterator[tuple[Key, Any]]:
+    def _file_tables(self, shard: int, path: str, name: str, run: str) -> Iterator[tuple[Key, Any]]:
         try:
             with xopen(path, "rb") as f:
                 data = f.read()
@@ -133,20 +183,65 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
         records = iter_records(self.config.name, data, name)
         batch = 0
-        self._skipped = 0
+        first_pass = (run, name) not in _quarantined
+        self._bad = Quarantine(
+            self.config.quarantine_file,
+            run=run,
+            log=lambda message: logger.warning(f"pchronicle: {message}"),
+            examples=MAX_EXAMPLES,
+            write=first_pass,
+        )
         while True:
             # Decoding and row building allocate many containers without cycles: the collector waits
-            # (see _gc.py), and runs again while datasets writes the batch.
+            # (see gc_pause.py), and runs again while datasets writes the batch.
             with gc_paused():
                 table = self._next_table(records, name)
             if table is None:
                 break
             yield Key(shard, batch), table
             batch += 1
-        skipped = self._skipped
-        if skipped:
-            where = f"; quarantined to {self.config.quarantine_file}" if self.config.quarantine_file else ""
-            logger.warning(f"pchronicle: skipped {skipped} bad record(s) in {name}{where}")
+        _quarantined.add((run, name))
+        bad = self._bad
+        if bad.count:
+            again = "" if first_pass else " (again: this run already quarantined them)"
+            logger.warning(f"pchronicle: {bad.summary(f' in {name}')}{again}")
+        self._save_skipped(name, run, bad.count)
+
+    def _save_skipped(self, name: str, run: str, count: int) -> None:
+        """Keep this file's skipped count with the prepared dataset, for a later load from the cache."""
+        folder = getattr(self, "_skipped_dir", None)
+        if not count or not folder or "://" in folder:
+            return
+        record = {"run": run, "file": name, "skipped": count, "quarantine_file": self.config.quarantine_file}
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, f"{digest}.json"), "w", encoding="utf-8") as f:
+                json.dump(record, f)
+        except OSError as exc:  # the rows are what matters; the count is a courtesy for later loads
+            logger.warning(f"pchronicle: cannot keep the skipped count of {name} with the cache: {exc}")
+
+    def _report_cached(self) -> None:
+        """A load from the cache: say what the cached splits left out when they were generated."""
+        folder = os.path.join(self._output_dir, SKIPPED_DIR)
+        saved = []
+        for file in sorted(glob.glob(os.path.join(glob.escape(folder), "*.json"))):
+            try:
+                with open(file, encoding="utf-8") as f:
+                    saved.append(json.load(f))
+            except (OSError, ValueError):
+                continue
+        skipped = sum(r.get("skipped", 0) for r in saved)
+        if not skipped:
+            return
+        runs = sorted({r.get("run") for r in saved if r.get("skipped")} - {None})
+        targets = sorted({r.get("quarantine_file") for r in saved if r.get("skipped")} - {None})
+        where = f"; their entries are in {', '.join(targets)} (run {', '.join(runs)})" if targets else ""
+        logger.warning(
+            f"pchronicle: loaded from the cache: generating it skipped {skipped} bad record(s) in "
+            f"{sum(1 for r in saved if r.get('skipped'))} file(s){where}; nothing new is quarantined "
+            "(download_mode='force_redownload' generates again)"
+        )
 
     def _next_table(self, records: Iterator, name: str) -> Any:
         """The next batch of rows as an Arrow table, or None when the file is done."""
@@ -155,8 +250,10 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             if rec.error is not None:
                 if self.config.on_bad_records == "error":
                     raise _as_loader_error(rec.error, name)
-                self._skipped += 1
-                self._quarantine(name, rec)
+                try:
+                    self._bad.add(name, rec)
+                except QuarantineError as exc:
+                    raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
                 continue
             story = rec.story
             if "origin" not in story:
@@ -166,24 +263,6 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             if len(rows) >= self.config.batch_size:
                 break
         return rows_to_table(rows) if rows else None
-
-    def _quarantine(self, name: str, rec) -> None:
-        err = rec.error
-        logger.warning(f"pchronicle: skipped a bad record: {err}")
-        if not self.config.quarantine_file:
-            return
-        entry = {
-            "file": name,
-            "line": err.line if err.line is not None else rec.line,
-            "pointer": err.pointer,
-            "error": str(err),
-            "error_type": type(err).__name__,
-            "record": rec.raw.decode("utf-8", "replace") if rec.raw else None,
-        }
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
-        # One write per entry in append mode: entries from parallel workers (num_proc) do not interleave.
-        with _quarantine_lock, open(self.config.quarantine_file, "a", encoding="utf-8") as f:
-            f.write(line)
 
 
 def _as_loader_error(err: PchronicleError, name: str) -> BadRecordError:
@@ -243,6 +322,6 @@ def register() -> None:
                 lines.extend(f.read().splitlines())
     code_hash = packaged_modules._hash_python_lines(lines)
     packaged_modules._PACKAGED_DATASETS_MODULES[MODULE_NAME] = (__name__, code_hash)
-    packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, [".json", ".jsonl", ".gz", ".zst", ".bz2"])
+    packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, [".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz"])
     packaged_modules._MODULE_TO_METADATA_FILE_NAMES.setdefault(MODULE_NAME, [])
     packaged_modules._MODULE_TO_METADATA_EXTENSIONS.setdefault(MODULE_NAME, [])

@@ -1,7 +1,12 @@
 """The ``pchronicle-datasets`` command line (also ``python -m pchronicle_datasets``).
 
 Every command reads its inputs through fsspec (local paths, ``hf://``, ``s3://`` when installed),
-decompresses gzip/zstd/bzip2 by content, and detects the format when ``--from auto`` (the default).
+decompresses gzip/zstd/bzip2/xz by content, and detects the format when ``--from auto`` (the default).
+
+Outputs are complete or absent (``atomic.py``): ``convert`` creates its output under a temporary name next to
+``OUT`` before it reads any input, and renames it into place when complete; SIGTERM and SIGHUP end a command
+through its cleanup. Under ``--on-bad-records skip`` the first bad records are described one by one and one
+summary gives the count; every one goes to the quarantine file (``quarantine.py``).
 """
 
 from __future__ import annotations
@@ -9,6 +14,8 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import re
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,11 +25,13 @@ import fsspec
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from .atomic import AtomicOutput, OutputError
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
-from .paths import document_file_names, safe_path
+from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
+from .quarantine import Quarantine, QuarantineError, check_writable, repair
 from .schema import iter_errors
 
 EPILOG = """examples:
@@ -59,31 +68,30 @@ def _records(paths: Sequence[str], fmt: str, desc: str) -> Iterator[tuple[str, R
 
 
 class _BadRecords:
-    """The ``--on-bad-records`` policy of a command: stop at the first bad record, or set it aside."""
+    """The ``--on-bad-records`` policy of a command: stop at the first bad record, or set it aside. The
+    quarantine file is checked and repaired before any input is read."""
 
     def __init__(self, policy: str, quarantine: str | None) -> None:
         self.policy = policy
-        self.quarantine = Path(quarantine) if quarantine else None
-        self.count = 0
+        self.quarantine = Path(quarantine) if quarantine and policy == "skip" else None
         if self.quarantine:
-            self.quarantine.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.quarantine.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise QuarantineError(f"cannot create its folder: {exc.strerror}", document_id=quarantine) from None
+            check_writable(self.quarantine)
+            if removed := repair(self.quarantine):
+                print(f"removed a partial last entry ({removed} bytes) from {self.quarantine}", file=sys.stderr)
+        self.log = Quarantine(self.quarantine, log=lambda message: print(message, file=sys.stderr))
+
+    @property
+    def count(self) -> int:
+        return self.log.count
 
     def __call__(self, path: str, rec: Record) -> None:
         if self.policy == "error":
             raise rec.error  # type: ignore[misc]
-        self.count += 1
-        print(f"skipped: {rec.error}", file=sys.stderr)
-        if self.quarantine:
-            entry = {
-                "file": path,
-                "line": rec.error.line if rec.error.line is not None else rec.line,  # type: ignore[union-attr]
-                "pointer": rec.error.pointer,
-                "error": str(rec.error),  # type: ignore[union-attr]
-                "error_type": type(rec.error).__name__,
-                "record": rec.raw.decode("utf-8", "replace") or None,
-            }
-            with self.quarantine.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self.log.add(path, rec)
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
@@ -95,8 +103,7 @@ def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
         else:
             stories.append(rec.story)
     if bad.count:
-        where = f" (quarantined to {bad.quarantine})" if bad.quarantine else ""
-        print(f"skipped {bad.count} bad record(s){where}", file=sys.stderr)
+        print(bad.log.summary(), file=sys.stderr)
     return stories
 
 
@@ -159,41 +166,61 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_convert(args: argparse.Namespace) -> int:
-    fmt = None if args.target in TABLE_OUTPUTS else get_format(args.target)  # an unknown target fails first
-    if args.per_document and (fmt is None or not fmt.PER_DOCUMENT):
-        per_doc = ", ".join(f.NAME for f in formats() if f.PER_DOCUMENT)
-        raise _fail(f"--per-document writes one file per document, which only these formats do: {per_doc}")
-    stories = _stories(args, "converting")
+_DATASET_FILE = re.compile(r"(data-\d{5}-of-\d{5}\.arrow|dataset_info\.json|state\.json)")
+
+
+def _output(args: argparse.Namespace) -> AtomicOutput:
+    """The output of ``convert``, created (as a temporary) before any input is read."""
     out = Path(args.output)
-    if fmt is None:
+    if args.target == "dataset":
+        return AtomicOutput(out, folder=True, replaceable=lambda n: bool(_DATASET_FILE.fullmatch(n)))
+    if args.target == "parquet":
+        return AtomicOutput(out)
+    fmt = get_format(args.target)  # an unknown target fails before reading anything
+    if args.per_document:
+        if not fmt.PER_DOCUMENT:
+            per_doc = ", ".join(f.NAME for f in formats() if f.PER_DOCUMENT)
+            raise _fail(f"--per-document writes one file per document, which only these formats do: {per_doc}")
+        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(DOCUMENT_FILE_SUFFIX))
+    if fmt.OUTPUT == "folder":
+        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(fmt.EXTENSION))
+    return AtomicOutput(out)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    output = _output(args)
+    with output as tmp:
+        stories = _stories(args, "converting")
+        message = _write(args, stories, tmp, Path(args.output))
+    print(message, file=sys.stderr)
+    return 0
+
+
+def _write(args: argparse.Namespace, stories: list[dict[str, Any]], tmp: Path, out: Path) -> str:
+    """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder); the message names ``out``."""
+    if args.target in TABLE_OUTPUTS:
         table = rows_to_table(story_to_row(s, check=False) for s in stories)
         if args.target == "parquet":
-            out.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(table, out)
+            pq.write_table(table, tmp)
         else:
             from datasets import Dataset
 
-            Dataset(table).save_to_disk(str(out))
+            Dataset(table).save_to_disk(str(tmp))
+        return f"wrote {len(stories)} document(s) to {out}"
+    fmt = get_format(args.target)
+    if args.per_document:
+        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
+        for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
+            safe_path(tmp, name).write_text(fmt.encode([story]), encoding="utf-8")
     elif fmt.OUTPUT == "folder":
         # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
-        out.mkdir(parents=True, exist_ok=True)
         files = fmt.encode_folder(stories)  # type: ignore[attr-defined]
         for name, text in files.items():
-            (out / name).write_text(text, encoding="utf-8")
-        counts = ", ".join(f"{text.count(chr(10))} record(s) to {out / name}" for name, text in files.items())
-        print(f"wrote {counts}", file=sys.stderr)
-        return 0
-    elif args.per_document:
-        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
-        out.mkdir(parents=True, exist_ok=True)
-        for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
-            safe_path(out, name).write_text(fmt.encode([story]), encoding="utf-8")
+            safe_path(tmp, name).write_text(text, encoding="utf-8")
+        return "wrote " + ", ".join(f"{text.count(chr(10))} record(s) to {out / name}" for name, text in files.items())
     else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(fmt.encode(stories), encoding="utf-8")
-    print(f"wrote {len(stories)} document(s) to {out}", file=sys.stderr)
-    return 0
+        tmp.write_text(fmt.encode(stories), encoding="utf-8")
+    return f"wrote {len(stories)} document(s) to {out}"
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -284,16 +311,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    # SIGTERM / SIGHUP end the command as an exception does: temporary outputs and staged folders are removed.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = {}
+    try:
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None:
+                previous[sig] = signal.signal(sig, _terminate)
+    except ValueError:  # not the main thread: signals stay as they are
+        pass
     try:
         return args.func(args)
+    except OutputError as exc:
+        print(f"pchronicle-datasets: {exc}", file=sys.stderr)
+        return 1
     except PchronicleError as exc:
         print(f"pchronicle-datasets: {exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # e.g. an unknown format name
         print(f"pchronicle-datasets: {exc}", file=sys.stderr)
         return 2
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

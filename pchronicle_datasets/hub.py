@@ -24,9 +24,28 @@ from datasets import Dataset, DatasetDict, DatasetInfo
 
 from ._version import __version__ as _version
 
-__all__ = ["dataset_card", "push_to_hub", "write_hub_folder"]
+__all__ = ["card_text", "dataset_card", "push_to_hub", "write_hub_folder"]
 
 MAX_ROWS_PER_SHARD = 50_000
+MAX_CARD_TEXT = 200  # characters of one value from the data shown in the card
+_MD_ESCAPED = frozenset("\\`*[]()!#|~:.@{}")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def card_text(value: object) -> str:
+    """``value`` as inline card text that cannot change the card's structure: control characters and newlines
+    become spaces, HTML is escaped, and Markdown's link, image, code, table and heading characters are
+    backslash-escaped (so are ``:``, ``.`` and ``@``: no autolink); at most ``MAX_CARD_TEXT`` characters.
+
+    >>> card_text("openai-msg")
+    'openai-msg'
+    >>> card_text("x\\n# Title <script>[click](https://e.vil)")
+    'x \\\\# Title &lt;script&gt;\\\\[click\\\\]\\\\(https\\\\://e\\\\.vil\\\\)'
+    """
+    text = "".join(" " if ch.isspace() or not ch.isprintable() else ch for ch in str(value))
+    if len(text) > MAX_CARD_TEXT:
+        text = text[: MAX_CARD_TEXT - 1] + "…"
+    return "".join(_HTML.get(ch) or (f"\\{ch}" if ch in _MD_ESCAPED else ch) for ch in text)
 
 
 def _splits(data: Dataset | DatasetDict | Mapping[str, Dataset], split: str) -> dict[str, Dataset]:
@@ -72,11 +91,14 @@ def dataset_card(splits: Mapping[str, Dataset], *, repo_id: str, conversion: str
         "LLM-agent trajectories converted with "
         f"[pchronicle-datasets](https://pypi.org/project/pchronicle-datasets/) {_version}.",
         "",
-        f"- **Conversion:** {conversion}",
-        "- **Rows:** " + ", ".join(f"{name}: {ds.num_rows}" for name, ds in splits.items()),
+        f"- **Conversion:** {card_text(conversion)}",
+        "- **Rows:** " + ", ".join(f"{card_text(name)}: {ds.num_rows}" for name, ds in splits.items()),
     ]
     if formats:
-        lines.append("- **Source formats:** " + ", ".join(f"{fmt}: {n}" for fmt, n in sorted(formats.items())))
+        # Format names come from the data (origin.format): escaped, they stay text.
+        lines.append(
+            "- **Source formats:** " + ", ".join(f"{card_text(fmt)}: {n}" for fmt, n in sorted(formats.items()))
+        )
     lines += [
         "",
         "Load it with `datasets` alone:",
@@ -146,7 +168,8 @@ def push_to_hub(
 
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    # Removed on every exit path, an exception or the CLI's SIGTERM / SIGHUP (SystemExit) included.
+    with tempfile.TemporaryDirectory(prefix="pchronicle-push-") as tmp:
         write_hub_folder(data, tmp, repo_id=repo_id, conversion=conversion, split=split)
         return api.upload_folder(
             folder_path=tmp,

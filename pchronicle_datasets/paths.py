@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["document_file_names", "safe_path"]
+__all__ = ["DOCUMENT_FILE_SUFFIX", "document_file_names", "safe_path"]
 
 MAX_STEM = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -34,7 +34,10 @@ def _stem(name: str) -> str:
     return stem[:MAX_STEM]
 
 
-def document_file_names(names: Sequence[str], suffix: str = ".storyline.json") -> list[str]:
+DOCUMENT_FILE_SUFFIX = ".storyline.json"  # RFC-0001's {session}.storyline.json
+
+
+def document_file_names(names: Sequence[str], suffix: str = DOCUMENT_FILE_SUFFIX) -> list[str]:
     """One safe, distinct file name per entry of ``names`` (``{session}.storyline.json`` when the session id
     is already a plain, unique name), deterministic for the same list."""
     stems = [_stem(n) for n in names]

@@ -523,19 +523,20 @@ def test_truncated_gzip_is_an_error(tmp_path, streaming):
     assert info.value.document_id == "cut.jsonl.gz"
 
 
-def test_truncated_gzip_under_skip_keeps_the_complete_members(tmp_path, caplog):
+def test_truncated_gzip_under_skip_keeps_the_complete_lines(tmp_path, caplog):
     path = _truncated_gzip(tmp_path)
     quarantine = tmp_path / "q.jsonl"
     with caplog.at_level(logging.WARNING):
         ds = load(tmp_path, str(path), split="train", on_bad_records="skip", quarantine_file=str(quarantine))
-    want = pc.into_storyline("openai-msg", b"".join(CAPTURE_LINES[:13]), document_id="cut.jsonl.gz")
+    # Only the last member's trailer is missing: its line decompresses whole, and is kept (as zlib recovers it).
+    want = pc.into_storyline("openai-msg", b"".join(CAPTURE_LINES), document_id="cut.jsonl.gz")
     assert stories_of(ds) == want
     assert ds["session"] == SESSIONS
     [entry] = read_quarantine(quarantine)
     assert entry["file"] == "cut.jsonl.gz"
     assert entry["error_type"] == "FormatError"
     assert "gzip" in entry["error"]
-    assert set(entry) == {"file", "line", "pointer", "error", "error_type", "record"}
+    assert set(entry) == {"run", "file", "line", "pointer", "error", "error_type", "record"}
     assert any("skipped 1 bad record" in r.getMessage() and "cut.jsonl.gz" in r.getMessage() for r in caplog.records)
 
 
@@ -655,7 +656,7 @@ def test_skip_writes_each_record_to_the_quarantine_file(tmp_path):
     earlier, session, line = read_quarantine(quarantine)
     assert earlier == {"earlier": "entry"}
     for entry in (session, line):
-        assert set(entry) == {"file", "line", "pointer", "error", "error_type", "record"}
+        assert set(entry) == {"run", "file", "line", "pointer", "error", "error_type", "record"}
         assert entry["file"] == "bad.jsonl"
         assert entry["error_type"] == "FormatError"
     assert (session["line"], session["pointer"]) == (5, "/session_steps/4/step_id")

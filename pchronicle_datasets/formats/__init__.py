@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..compression import decompress
+from ..compression import decompress_file
 from ..errors import FormatError
 from ..jsonio import json_type, short
 from . import openai_msg, sharegpt, storyline_file
@@ -154,9 +154,9 @@ def detect(data: bytes, document_id: str | None = None) -> Format:
 def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """Every record of one source file, each with its document or the error that refused it, in file order.
 
-    ``data`` may be gzip (several members too), zstd or bzip2 compressed; a truncated gzip stream gives the
-    records of its complete members, then one error record. ``fmt`` may be ``"auto"``: the format is
-    detected from the content (``detect``)."""
+    ``data`` may be gzip (several members too), zstd, bzip2 or xz compressed; compressed data cut short gives
+    the records of its complete lines, then one error record naming the byte offset of the cut. ``fmt`` may be
+    ``"auto"``: the format is detected from the content (``detect``)."""
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"a reader takes the file's text or bytes, got {type(data).__name__}")
     try:
@@ -164,7 +164,7 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
     except FormatError as exc:
         yield Record(None, b"", error=exc)
         return
-    text, tail_error = decompress(raw, document_id)
+    text, tail_error, cut = decompress_file(raw, document_id)
     if text and not text.isspace():
         try:
             module = detect(text, document_id) if fmt == "auto" else get_format(fmt)
@@ -175,14 +175,15 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
             return
         yield from module.iter_records(text, document_id)
     if tail_error is not None:
-        yield Record(None, b"", error=tail_error)
+        # The cut (or a corrupt tail): one bad record holding the incomplete last line's bytes.
+        yield Record(tail_error.line, cut, error=tail_error)
 
 
 def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = None) -> list[dict[str, Any]]:
     """Decode ``data`` (the whole text or bytes of one source file) into valid Storyline documents.
 
     ``document_id`` names the source (usually its relative path) in errors and in ``/origin``; ``data``
-    may be compressed (gzip, zstd, bzip2); ``fmt`` may be ``"auto"``. Raises ``FormatError`` or
+    may be compressed (gzip, zstd, bzip2, xz); ``fmt`` may be ``"auto"``. Raises ``FormatError`` or
     ``StorylineError`` with the pointer of the first problem.
     """
     if fmt != "auto":
