@@ -17,15 +17,19 @@ from typing import Any
 
 from ..compression import decompress
 from ..errors import FormatError
+from . import chat as _chat
 from . import openai_msg as _openai_msg
 from . import sharegpt as _sharegpt
 from . import storyline as _storyline
 from .base import Record, as_bytes, documents
+from .sample import NO_SAMPLE, first_value
 
 __all__ = ["convert", "detect", "format_names", "from_storyline", "get_format", "into_storyline", "iter_records"]
 
 # name → module; aliases map to the canonical name. Adding a format is one module and one line here.
-_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt)}
+_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt, _chat)}
+# Formats whose ``sniff`` takes the parsed first record (the format contract); the others still sniff bytes.
+_STRUCTURAL: tuple[ModuleType, ...] = (_chat,)
 _ALIASES: dict[str, str] = {alias: m.NAME for m in _FORMATS.values() for alias in m.ALIASES}
 
 
@@ -43,10 +47,19 @@ def get_format(name: str) -> ModuleType:
     return module
 
 
-def detect(head: bytes, document_id: str | None = None) -> ModuleType:
+def detect(head: bytes, document_id: str | None = None, *, sample: Any = NO_SAMPLE) -> ModuleType:
     """The format of a file from its first (decompressed) bytes; ``FormatError`` listing what was tried
-    when no format or more than one claims it."""
-    matches = [m for m in _FORMATS.values() if m.sniff(head)]
+    when no format or more than one claims it.
+
+    ``sample`` is the parsed first record (``sample.first_value``; computed from ``head`` when not given).
+    A format that detects from structure and claims it wins; the byte sniffers are asked otherwise."""
+    if sample is NO_SAMPLE:
+        sample = first_value(head)
+    if sample is not NO_SAMPLE:
+        claimed = [m for m in _STRUCTURAL if m.sniff(sample)]
+        if len(claimed) == 1:
+            return claimed[0]
+    matches = [m for m in _FORMATS.values() if m not in _STRUCTURAL and m.sniff(head)]
     if len(matches) == 1:
         return matches[0]
     tried = ", ".join(sorted(_FORMATS))
@@ -75,7 +88,11 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
     text, tail_error = decompress(raw, document_id)
     if text and not text.isspace():
         try:
-            module = detect(as_bytes(text[:65536]), document_id) if fmt == "auto" else get_format(fmt)
+            module = (
+                detect(as_bytes(text[:65536]), document_id, sample=first_value(as_bytes(text)))
+                if fmt == "auto"
+                else get_format(fmt)
+            )
         except FormatError as exc:
             yield Record(None, text, error=exc)
             return
