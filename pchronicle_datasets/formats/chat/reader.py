@@ -21,7 +21,7 @@ from ...storyline import compute_unknown_key_counts, validate
 from ..base import Record, as_bytes, documents, parse_file
 from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
 
-__all__ = ["HINTS", "NAME", "decode", "is_message", "is_record", "iter_records", "sniff"]
+__all__ = ["HINTS", "NAME", "decode", "is_message", "is_record", "iter_records", "read_conversation", "sniff"]
 
 NAME = "chat"
 HINTS = "chat"  # the /meta key of the export hints
@@ -112,6 +112,16 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
     return Record(line, raw, story=story, value=value)
 
 
+def read_conversation(value: Any, *, document_id: str | None = None, session: str | None = None) -> dict[str, Any]:
+    """The Storyline document of one parsed conversation (a record or a bare array of messages); raises
+    ``FormatError``. ``session`` is used when the record has no id (else ``{document_id}#1``).
+
+    >>> read_conversation([{"role": "user", "content": "hi"}], session="s1")["session"]
+    's1'
+    """
+    return _Reader(value, document_id, None, 1, session=session).build()
+
+
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
     """All Storyline documents of a chat file (one per conversation); raises the first error."""
     return documents(iter_records(data, document_id))
@@ -126,8 +136,17 @@ def _jt(value: Any) -> str:
 class _Reader:
     """One conversation → one Storyline document (``docs/formats/chat.md``)."""
 
-    def __init__(self, value: Any, document_id: str | None, line: int | None, index: int, where: str = "") -> None:
+    def __init__(
+        self,
+        value: Any,
+        document_id: str | None,
+        line: int | None,
+        index: int,
+        where: str = "",
+        session: str | None = None,
+    ) -> None:
         self.value = value
+        self.session = session
         self.document_id = document_id
         self.line = line
         self.index = index
@@ -149,7 +168,7 @@ class _Reader:
         hints: dict[str, Any] = {"version": 1}
         story: dict[str, Any] = {"schema_version": "storyline/v1"}
         story["origin"] = {"format": NAME, **({"document_id": self.document_id} if self.document_id else {})}
-        story["session"] = f"{self.document_id or NAME}#{self.index}"
+        story["session"] = self.session or f"{self.document_id or NAME}#{self.index}"
         agent: dict[str, Any] = {"id": NAME}
         carried: dict[str, Any] = {}
         if isinstance(value, list):
