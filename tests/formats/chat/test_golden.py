@@ -152,7 +152,9 @@ def test_results_matching_no_call_are_kept_in_place():
         {"content": "no id at all"},
     ]
     assert o1["unknown_fields"]["sources"]["chat"]["fields"]["/messages/0"]["content"] == "before anything"
-    tools = [(m["tool_call_id"], m["name"], m["content"]) for m in pc.to_messages(o1)["messages"] if m["role"] == "tool"]
+    tools = [
+        (m["tool_call_id"], m["name"], m["content"]) for m in pc.to_messages(o1)["messages"] if m["role"] == "tool"
+    ]
     # named by position among the turn's calls (the rule every writer shares), "unknown" past the end
     assert tools == [("k1", "run", "ran"), ("nobody", "run", "stray result"), ("", "unknown", "no id at all")]
     # a result on a turn without any call before it is written by to_messages right after that turn
@@ -172,7 +174,10 @@ def test_missing_results_are_not_invented():
 
 def test_content_parts_keep_their_json_value():
     story = _doc("content_parts.input.jsonl")
-    assert story["turns"][0]["msg"][1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    assert story["turns"][0]["msg"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
+    }
     assert "tool_calls" not in story["turns"][3]  # tool-call parts are not turned into calls
     assert story["turns"][3]["observation"]["results"] == [
         {"content": [{"type": "tool_output", "value": "7.0685834705770345"}]}
