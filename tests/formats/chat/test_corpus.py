@@ -46,7 +46,7 @@ def test_load_dataset_auto(tmp_path):
                 fc = m["function_call"]
                 calls.append((None, fc["name"], orjson.loads(fc["arguments"])))
         got = story_calls(story)
-        assert [(None if want[0] is None else g[0], *g[1:]) for g, want in zip(got, calls)] == calls
+        assert [(None if want[0] is None else g[0], *g[1:]) for g, want in zip(got, calls, strict=True)] == calls
         assert len(got) == len(calls)
         results = [m for m in _all_messages(record) if m["role"] in ("tool", "function")]
         got = [r for t in story["turns"] for r in (t.get("observation") or {}).get("results", [])]
@@ -72,8 +72,8 @@ def test_to_messages_gives_back_roles_ids_names_arguments_and_links(path):
     legacy = {"function": "tool"}
     assert [m["role"] for m in out] == [legacy.get(m["role"], m["role"]) for m in source]
     names = {}
-    for got, want in zip(out, source):
-        for g, w in zip(got.get("tool_calls") or (), want.get("tool_calls") or ()):
+    for got, want in zip(out, source, strict=True):
+        for g, w in zip(got.get("tool_calls") or (), want.get("tool_calls") or (), strict=False):
             assert (g["id"], g["function"]["name"]) == (w["id"], w["function"]["name"])
             assert g["function"]["arguments"] == orjson.loads(w["function"]["arguments"])
             names[g["id"]] = g["function"]["name"]

@@ -44,7 +44,7 @@ def test_golden_auto_detects_chat(path):
 def test_every_residual_pointer_is_a_source_value(path):
     """Residual is kept under the source pointer of the value: it resolves in the source record."""
     records = source_records(path)
-    for story, record in zip(pc.into_storyline("chat", path.read_bytes(), document_id=path.name), records):
+    for story, record in zip(pc.into_storyline("chat", path.read_bytes(), document_id=path.name), records, strict=True):
         for pointer, value in story["unknown_fields"]["sources"]["chat"]["fields"].items():
             node = record
             for token in parse(pointer):

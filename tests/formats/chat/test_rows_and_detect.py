@@ -77,7 +77,7 @@ def test_writer_for_other_formats_gives_the_to_messages_shape():
     sample = files("pchronicle_datasets") / "samples" / "openai_msg" / "gateway_capture.jsonl"
     stories = pc.into_storyline("openai-msg", sample.read_bytes(), document_id="gateway_capture.jsonl")
     records = written_records(pc.from_storyline("chat", stories))
-    for story, record in zip(stories, records):
+    for story, record in zip(stories, records, strict=True):
         rendered = pc.to_messages(story, keep_invalid_args=True)
         assert record["messages"] == rendered["messages"] and record["tools"] == rendered["tools"]
         assert record["id"] == story["session"]
