@@ -14,6 +14,7 @@ True
 
 from ._version import __version__ as __version__
 from .builder import BadRecordError, register
+from .chat_rows import from_messages
 from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
@@ -49,6 +50,7 @@ __all__ = [
     "effective_env",
     "effective_prompt",
     "format_names",
+    "from_messages",
     "from_storyline",
     "into_storyline",
     "iter_errors",

@@ -54,7 +54,12 @@ def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, 
 
     A result links to a call made at or before its own turn. A result without a known id goes to the calls
     of its own turn, or else of the latest earlier turn with calls, by position; its name is that call's, or
-    ``"unknown"`` past the end.
+    ``"unknown"`` past the end. When no turn so far made a call, it stays on its own turn as ``"unknown"``: a
+    result that answers no call is never dropped (the ShareGPT writer shows results only after turns with
+    calls, and counts the others).
+
+    >>> results_by_turn({"turns": [{"src": "agent", "msg": "", "observation": {"results": [{"content": "x"}]}}]})
+    {0: [('', 'unknown', 'x')]}
     """
     turns = story["turns"]
     owner: dict[str, tuple[int, str]] = {}
@@ -82,9 +87,11 @@ def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, 
             if isinstance(sid, str) and sid in owner:
                 t_owner, fn = owner[sid]
                 placed.setdefault(t_owner, []).append((sid, fn, content))
-            elif home is not None:
-                home_calls = turns[home].get("tool_calls") or []
-                name = home_calls[unlinked]["fn"] if unlinked < len(home_calls) else "unknown"
-                placed.setdefault(home, []).append((sid if isinstance(sid, str) else "", name, content))
-                unlinked += 1
+                continue
+            home_calls = (turns[home].get("tool_calls") or []) if home is not None else []
+            name = home_calls[unlinked]["fn"] if unlinked < len(home_calls) else "unknown"
+            placed.setdefault(t if home is None else home, []).append(
+                (sid if isinstance(sid, str) else "", name, content)
+            )
+            unlinked += 1
     return placed

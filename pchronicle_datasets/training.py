@@ -19,9 +19,8 @@ from typing import Any
 
 from .errors import FormatError
 from .features import is_row, locate_bad_row, row_to_story, training_view
-from .formats.sharegpt import conversation, text_of, tool_schema
-from .formats.sharegpt.render import written_arguments
-from .linking import results_by_turn
+from .formats.chat.render import render_messages
+from .formats.sharegpt import conversation
 from .schema import SCHEMA_VERSION, validate
 
 __all__ = ["to_messages", "to_sharegpt"]
@@ -135,18 +134,6 @@ def to_sharegpt(
     return _convert(example, lambda story: {"conversations": conversation(story, **options)})
 
 
-def _tools(story: Mapping[str, Any]) -> list[dict[str, Any]]:
-    tools = story["agent"].get("tools")
-    out = []
-    for tool in tools if isinstance(tools, list) else []:
-        fn = tool_schema(tool)
-        if fn is not None:
-            out.append(
-                {"type": "function", "function": {k: v for k, v in fn.items() if not (k == "required" and v is None)}}
-            )
-    return out
-
-
 def to_messages(
     example: Mapping[str, Any], *, drop_copied: bool = False, keep_invalid_args: bool = False
 ) -> dict[str, Any]:
@@ -172,35 +159,7 @@ def to_messages(
     """
     if _is_batch(example):
         return _batched(to_messages, example, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args)
-    return _convert(example, lambda story: _messages(story, drop_copied=drop_copied, keep_invalid=keep_invalid_args))
-
-
-def _messages(story: dict[str, Any], *, drop_copied: bool, keep_invalid: bool) -> dict[str, Any]:
-    placed = results_by_turn(story)
-    messages: list[dict[str, Any]] = []
-    for t, turn in enumerate(story["turns"]):
-        if drop_copied and turn.get("copied"):
-            continue
-        src = turn["src"]
-        role = {"user": "user", "agent": "assistant"}.get(src, "system")
-        msg: dict[str, Any] = {"role": role, "content": text_of(turn["msg"])}
-        if src == "agent":
-            if isinstance(turn.get("reason"), str):
-                msg["reasoning_content"] = turn["reason"]
-            calls = turn.get("tool_calls") or []
-            if calls:
-                msg["tool_calls"] = [
-                    {
-                        "id": c["tcid"],
-                        "type": "function",
-                        "function": {
-                            "name": c["fn"],
-                            "arguments": written_arguments(c["args"], keep_invalid=keep_invalid),
-                        },
-                    }
-                    for c in calls
-                ]
-        messages.append(msg)
-        for cid, name, content in placed.get(t, []) if turn.get("tool_calls") else []:
-            messages.append({"role": "tool", "name": name, "tool_call_id": cid, "content": text_of(content)})
-    return {"messages": messages, "tools": _tools(story)}
+    # One rendering, shared with the chat writer (formats/chat/render.py).
+    return _convert(
+        example, lambda story: render_messages(story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args)
+    )

@@ -145,7 +145,17 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
     builder = datasets.load_dataset_builder("pchronicle", data_files=str(CAPTURE), cache_dir=str(tmp_path / "cache"))
     names = [config.name for config in builder.BUILDER_CONFIGS]
     assert names == ["auto", *pc.format_names()]
-    assert set(names) == {"auto", "openai-msg", "openai-messages", "sharegpt", "agent-jsonl", "storyline"}
+    assert set(names) == {
+        "auto",
+        "openai-msg",
+        "openai-messages",
+        "sharegpt",
+        "agent-jsonl",
+        "storyline",
+        "chat",
+        "openai-chat",
+        "messages",
+    }
     assert builder.config.name == "auto"  # the default
     assert builder.config.on_bad_records == "error"
     assert builder.info.features == pc.STORYLINE_FEATURES
@@ -153,9 +163,9 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
 
 def test_unknown_config_name_errors_listing_known_names(tmp_path):
     with pytest.raises(ValueError) as info:
-        load(tmp_path, str(CAPTURE), "openai-chat")
+        load(tmp_path, str(CAPTURE), "anthropic-msg")
     message = str(info.value)
-    assert "openai-chat" in message
+    assert "anthropic-msg" in message
     for name in ["auto", *pc.format_names()]:
         assert name in message
 

@@ -128,28 +128,34 @@ def documents(records: Iterable[Record]) -> list[dict[str, Any]]:
 
 
 def first_value(data: bytes) -> Any:
-    """The parsed first record of a file, for ``sniff``: the whole text's value when it is one JSON value,
-    else the value of the first JSON Lines line that is a JSON object or array; ``None`` when there is none.
+    """The parsed first record of a file, for ``sniff``: the value of its first non-blank line when that is a JSON
+    object or array (JSON Lines, or a one-line file), else the whole text's value (a pretty-printed file), else the
+    first later line that is an object or array; ``None`` when there is none.
+
+    The first line is tried first, so a large JSON Lines file is not parsed whole to be detected. orjson alone
+    decides: detection needs the structure; the reader then parses strictly.
 
     >>> first_value(b'{"a": 1}\\n{"b": 2}\\n')
     {'a': 1}
     >>> first_value(b'[{"role": "user",\\n "content": "hi"}]')
     [{'role': 'user', 'content': 'hi'}]
+    >>> first_value(b"not json") is None
+    True
     """
     data = as_bytes(data)
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    for raw in data.split(b"\n"):
-        if not raw or raw.isspace():
-            continue
+    lines = (raw for raw in data.split(b"\n", 1024) if raw and not raw.isspace())
+    for n, raw in enumerate(lines):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            continue
+            value = None
         if isinstance(value, (dict, list)):
             return value
+        if n == 0:
+            try:
+                return orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass
     return None
 
 

@@ -85,7 +85,10 @@ def sniff(sample: Any) -> bool:
         sample = sample[0]
     if isinstance(sample, dict):
         conv = sample.get("conversations")
-        return isinstance(conv, list) and (not conv or _is_element(conv[0]))
+        if not isinstance(conv, list):
+            return False
+        # An empty conversation says nothing of its elements: it is ours unless the record has chat messages.
+        return _is_element(conv[0]) if conv else "messages" not in sample
     return isinstance(sample, list) and bool(sample) and _is_element(sample[0])
 
 
