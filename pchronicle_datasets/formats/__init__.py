@@ -17,15 +17,16 @@ from typing import Any
 
 from ..compression import decompress
 from ..errors import FormatError
+from . import atif as _atif
 from . import openai_msg as _openai_msg
 from . import sharegpt as _sharegpt
 from . import storyline as _storyline
-from .base import Record, as_bytes, documents
+from .base import Record, as_bytes, documents, parse_file
 
 __all__ = ["convert", "detect", "format_names", "from_storyline", "get_format", "into_storyline", "iter_records"]
 
 # name → module; aliases map to the canonical name. Adding a format is one module and one line here.
-_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt)}
+_FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (_storyline, _openai_msg, _sharegpt, _atif)}
 _ALIASES: dict[str, str] = {alias: m.NAME for m in _FORMATS.values() for alias in m.ALIASES}
 
 
@@ -45,8 +46,16 @@ def get_format(name: str) -> ModuleType:
 
 def detect(head: bytes, document_id: str | None = None) -> ModuleType:
     """The format of a file from its first (decompressed) bytes; ``FormatError`` listing what was tried
-    when no format or more than one claims it."""
-    matches = [m for m in _FORMATS.values() if m.sniff(head)]
+    when no format or more than one claims it.
+
+    Formats that detect from parsed structure (they also have ``sniff_bytes``) are asked first, with the
+    head's first record; when one claims the file, the byte sniffers of the others are not asked (an ATIF
+    trajectory has the ``session_id`` and ``step_id`` keys openai-msg's byte sniffer looks for)."""
+    sample = _first_record(head)
+    structural = [m for m in _FORMATS.values() if hasattr(m, "sniff_bytes")]
+    matches = [m for m in structural if (m.sniff(sample) if sample is not _NOTHING else m.sniff_bytes(head))]
+    if not matches:
+        matches = [m for m in _FORMATS.values() if m not in structural and m.sniff(head)]
     if len(matches) == 1:
         return matches[0]
     tried = ", ".join(sorted(_FORMATS))
@@ -57,6 +66,24 @@ def detect(head: bytes, document_id: str | None = None) -> ModuleType:
         f"the format of this file is ambiguous: it looks like {names} (tried {tried}); name the format instead of auto",
         document_id=document_id,
     )
+
+
+_NOTHING = object()
+
+
+def _first_record(head: bytes) -> Any:
+    """The parsed value of the head (the whole file when it is short) or of its first JSON Lines line
+    that parses; ``_NOTHING`` when neither parses (a long pretty-printed file cut at 64 KiB)."""
+    try:
+        whole, parsed = parse_file(head, None, scan=False)
+    except FormatError:
+        return _NOTHING
+    if whole:
+        return parsed
+    for _, _, _, value in parsed:
+        if not isinstance(value, FormatError):
+            return value
+    return _NOTHING
 
 
 def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
