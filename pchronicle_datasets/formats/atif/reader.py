@@ -11,7 +11,7 @@ not fit its Storyline field, stays under its full ATIF pointer in ``/unknown_fie
 >>> story["agent"], story["turns"]
 ({'id': 'bot', 'name': 'bot', 'ver': '1'}, [{'id': 1, 'src': 'user', 'msg': 'hi'}])
 >>> story["unknown_fields"]["sources"]["atif"]["fields"]
-{'~1steps~10~1vendor': 7}
+{'/steps/0/vendor': 7}
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...pointer import escape, join
+from ...pointer import join
 from ...storyline import compute_unknown_key_counts, is_time, validate
 from .fields import AGENT, CALL, CALL_REQUIRED, ENVELOPE, HINTS, NAME, ROOT, SCHEMA, STEP, STEP_REQUIRED
 from .tree import put, remove
 
 __all__ = ["envelope_of", "fits", "read_trajectory", "spawn_link"]
 
+_ENVELOPE_KEYS = frozenset(("version", "unknown_fields", "fields", "absent"))
 _HANDLED_ROOT = ("schema_version", "agent", "steps", "subagent_trajectories")
 
 
@@ -65,7 +66,9 @@ def spawn_link(trajectory: Any, trajectory_id: str) -> dict[str, Any]:
         results = obs.get("results") if isinstance(obs, dict) else None
         for result in results if isinstance(results, list) else ():
             refs = result.get("subagent_trajectory_ref") if isinstance(result, dict) else None
-            if isinstance(refs, list) and any(isinstance(r, dict) and r.get("trajectory_id") == trajectory_id for r in refs):
+            if isinstance(refs, list) and any(
+                isinstance(r, dict) and r.get("trajectory_id") == trajectory_id for r in refs
+            ):
                 link: dict[str, Any] = {}
                 if type(step.get("step_id")) is int:
                     link["ptid"] = step["step_id"]
@@ -86,7 +89,11 @@ def envelope_of(extra: Any) -> dict[str, Any] | None:
     True
     """
     env = extra.get(ENVELOPE) if isinstance(extra, dict) else None
-    if not isinstance(env, dict) or env.get("version") != 1 or set(env) - {"version", "unknown_fields", "fields", "absent"}:
+    if (
+        not isinstance(env, dict)
+        or env.get("version") != 1
+        or set(env) - {"version", "unknown_fields", "fields", "absent"}
+    ):
         return None
     uf = env.get("unknown_fields", {"sources": {}})
     if not (isinstance(uf, dict) and set(uf) == {"sources"} and isinstance(uf["sources"], dict)):
@@ -250,17 +257,18 @@ class _Reader:
                 for pointer, field in env.get("fields", {}).items():
                     put(story, pointer, field)
             except (KeyError, IndexError, ValueError, TypeError):
-                raise self.error(join(self.at, "extra", ENVELOPE), "the _storyline envelope does not fit this trajectory") from None
+                raise self.error(
+                    join(self.at, "extra", ENVELOPE), "the _storyline envelope does not fit this trajectory"
+                ) from None
         if self.residual:
             self.hints["at"] = self.at
-        if self.hints and (NAME not in others):
+        if self.hints:
             meta = story.setdefault("meta", {})
             if isinstance(meta, dict):
                 meta[HINTS] = {"version": 1, **self.hints}
         sources = dict(others)
         if self.residual:
-            fields = {escape(p): v for p, v in self.residual.items()}
-            sources[NAME] = {"source_document_id": self.document_id or "", "fields": fields}
+            sources[NAME] = {"source_document_id": self.document_id or "", "fields": dict(self.residual)}
         if sources:
             uf = {"sources": sources}
             story["unknown_fields"] = uf
@@ -268,7 +276,9 @@ class _Reader:
         try:
             validate(story, document_id=self.document_id, parsed=True)
         except PchronicleError as exc:
-            raise self.error(self.at, f"the trajectory gives no valid Storyline: {exc.reason} at {exc.pointer}") from None
+            raise self.error(
+                self.at, f"the trajectory gives no valid Storyline: {exc.reason} at {exc.pointer}"
+            ) from None
 
 
 def read_trajectory(value: Any, *, document_id: str | None = None, line: int | None = None) -> list[dict[str, Any]]:

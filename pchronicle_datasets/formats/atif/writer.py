@@ -13,7 +13,7 @@ and ``unknown_fields`` (other formats' residual) — which the reader takes back
 >>> t["agent"], t["steps"]
 ({'name': 'bot', 'version': 'unknown'}, [{'step_id': 1, 'source': 'user', 'message': 'hi'}])
 >>> t["extra"]["_storyline"]
-{'version': 1, 'fields': {'/turns/0/kind': 'llm.request'}, 'absent': ['/agent/ver', '/extra']}
+{'version': 1, 'fields': {'/turns/0/kind': 'llm.request'}, 'absent': ['/agent/name', '/agent/ver', '/extra']}
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Any
 import orjson
 
 from ...jsonio import dumps, dumps_text
-from ...pointer import join, unescape
 from ...storyline import validate
 from .fields import (
     AGENT_ONLY,
@@ -188,19 +187,28 @@ class _Writer:
             if "model" in turn:
                 out["model_name"] = turn["model"]
             if "effort" in turn:
-                self.plain(out, "reasoning_effort", turn["effort"], f"{base}/effort", lambda v: type(v) is str or number(v))
+                self.plain(
+                    out, "reasoning_effort", turn["effort"], f"{base}/effort", lambda v: type(v) is str or number(v)
+                )
             if "reason" in turn:
                 out["reasoning_content"] = turn["reason"]
             if "tool_calls" in turn:
-                out["tool_calls"] = [self.call(f"{base}/tool_calls/{c}", call) for c, call in enumerate(turn["tool_calls"])]
+                out["tool_calls"] = [
+                    self.call(f"{base}/tool_calls/{c}", call) for c, call in enumerate(turn["tool_calls"])
+                ]
         if "observation" in turn:
             ids = {c["tcid"] for c in turn["tool_calls"]} if out.get("tool_calls") else None
-            self.plain(out, "observation", turn["observation"], f"{base}/observation", lambda v: observation_fits(v, ids))
-        elif any("result" in c for c in out.get("tool_calls") and turn["tool_calls"] or ()):
+            self.plain(
+                out, "observation", turn["observation"], f"{base}/observation", lambda v: observation_fits(v, ids)
+            )
+        elif "tool_calls" in out and any("result" in c for c in turn["tool_calls"]):
             # Storyline keeps a call's output on the call; ATIF in the step's observation, where readers look.
             out["observation"] = {
                 "results": [
-                    {"source_call_id": c["tcid"], "content": c["result"] if isinstance(c["result"], str) else dumps_text(c["result"])}
+                    {
+                        "source_call_id": c["tcid"],
+                        "content": c["result"] if isinstance(c["result"], str) else dumps_text(c["result"]),
+                    }
                     for c in turn["tool_calls"]
                     if "result" in c
                 ]
@@ -253,8 +261,7 @@ class _Writer:
     def put_residual(self, out: dict) -> None:
         at = self.hints.get("at", "")
         dropped = 0
-        for key, value in self.residual.items():
-            pointer = unescape(key)
+        for pointer, value in self.residual.items():
             if not pointer.startswith(at):
                 dropped += 1
                 continue
@@ -263,7 +270,9 @@ class _Writer:
             except (KeyError, IndexError, ValueError):
                 dropped += 1
         if dropped:
-            log.warning("%d atif residual value(s) of session %r fit no place in the trajectory", dropped, self.story["session"])
+            log.warning(
+                "%d atif residual value(s) of session %r fit no place in the trajectory", dropped, self.story["session"]
+            )
 
     def envelope(self, out: dict) -> None:
         extra = out.get("extra")
@@ -284,6 +293,10 @@ class _Writer:
         if self.absent:
             env["absent"] = self.absent
         out["extra"] = {**extra, ENVELOPE: env}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else dumps_text(value)
 
 
 def trajectories(stories: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
