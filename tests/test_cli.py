@@ -16,7 +16,7 @@ from huggingface_hub.utils import _http
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
-from tests.test_hub import FakeHub
+from tests.hub_fake import FakeHub
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
