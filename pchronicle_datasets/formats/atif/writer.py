@@ -75,10 +75,10 @@ class _Writer:
         out: dict[str, Any] = {}
         origin = story.get("origin") or {}
         version = origin.get("schema_version")
-        if not self.faithful:
-            out["schema_version"] = WRITTEN_SCHEMA
-        elif isinstance(version, str) and SCHEMA.fullmatch(version):
+        if self.faithful and isinstance(version, str) and SCHEMA.fullmatch(version):
             out["schema_version"] = version
+        elif not self.faithful or self.parent is None:  # a file's root trajectory needs one
+            out["schema_version"] = WRITTEN_SCHEMA
         if not self.derived_session():
             out["session_id"] = story["session"]
         if "trajectory" in story:
@@ -90,6 +90,8 @@ class _Writer:
                 out[key] = story[key]
         if "final_metrics" in story:
             self.fitted(out, "final_metrics", story["final_metrics"], FINAL_METRICS, "/final_metrics")
+        if "extra" in story:
+            self.plain(out, "extra", story["extra"], "/extra", lambda v: type(v) is dict)
         for key in _ROOT_ONLY:
             if key in story:
                 self.carry(f"/{key}", story[key])
@@ -275,15 +277,16 @@ class _Writer:
             )
 
     def envelope(self, out: dict) -> None:
+        """Put what ATIF cannot hold into ``/extra/_storyline`` (only when there is something)."""
         extra = out.get("extra")
-        story_extra = self.story.get("extra")
-        if not (self.fields or self.absent or self.others):
+        clash = type(extra) is dict and ENVELOPE in extra  # a key of the document's own named like the envelope
+        if not (self.fields or self.absent or self.others or clash):
             return
         if "extra" not in self.story:
             self.absent.append("/extra")
             extra = {}
-        elif type(extra) is not dict or ENVELOPE in extra:
-            self.carry("/extra", story_extra)
+        elif type(extra) is not dict or clash:
+            self.carry("/extra", self.story["extra"])
             extra = {}
         env: dict[str, Any] = {"version": 1}
         if self.others:
