@@ -102,13 +102,18 @@ class _Writer:
                 self.carry("/meta", meta)
         elif "meta" in story:
             self.carry("/meta", meta)
-        if story.get("children", []) != children:
-            self.carry("/children", story["children"])
+        if story.get("children") != (children or None):  # the reader writes /children only when non-empty
+            if "children" in story:
+                self.carry("/children", story["children"])
+            else:
+                self.absent.append("/children")
         if "parent" in story:
             tid = story.get("trajectory")
             derived = None if self.parent is None else {"psid": story["parent"]["psid"], **spawn_link(self.parent, tid)}
             if story["parent"] != derived:
                 self.carry("/parent", story["parent"])
+        if "unknown_fields" in story and not self.others and not self.residual:
+            self.carry("/unknown_fields", story["unknown_fields"])  # present but empty: kept as written
         self.put_residual(out)
         self.envelope(out)
         return out
@@ -134,13 +139,16 @@ class _Writer:
 
     def agent(self, agent: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        if "name" in agent:
+        if agent.get("name"):
             out["name"] = agent["name"]
             if agent["id"] != agent["name"]:
                 self.carry("/agent/id", agent["id"])
-        else:
+        else:  # the reader needs a non-empty name: the id stands in, the envelope keeps what was there
             out["name"] = agent["id"]
-            self.absent.append("/agent/name")
+            if "name" in agent:
+                self.carry("/agent/name", agent["name"])
+            else:
+                self.absent.append("/agent/name")
         if "ver" in agent:
             out["version"] = agent["ver"]
         elif not self.faithful:
