@@ -105,7 +105,11 @@ def dataset_card(
                 "data_files": [{"split": name, "path": f"data/{name}-*.parquet"} for name in splits],
             }
         )
-    configs += _trace_configs(traces or {}, parquet)
+    if not parquet:
+        # `datasets` reads every config of a repository with one builder (inferred from the files), so
+        # the JSON Lines trace configs cannot sit beside a Parquet one: with both, the traces are files
+        # for the Hub's trace viewer and the Parquet is what `load_dataset` reads.
+        configs += _trace_configs(traces or {}, parquet)
     meta: dict[str, Any] = {"configs": configs}
     if parquet:
         meta["dataset_info"] = {
@@ -141,7 +145,8 @@ def dataset_card(
         lines += [
             f"- **Agent traces:** {counts['completed']} completed, {counts['failed']} failed, one Session Trace "
             "Simple Format file each under `traces/{split}/completed|failed/` (the Hub's trace viewer shows them; "
-            "configs `completed` and `failed`)",
+            "configs `completed` and `failed`; `datasets` decodes them with `teich` installed, or reads the lines "
+            "as they are with `parse_agent_traces=False`)",
         ]
     lines += [
         "",
