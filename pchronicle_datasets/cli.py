@@ -46,7 +46,7 @@ EPILOG = """examples:
   pchronicle-datasets push captures/*.jsonl --repo org/agent-sft --to sharegpt
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
-PUSH_CONVERSIONS = ("rows", "sharegpt", "messages")
+PUSH_CONVERSIONS = ("rows", "sharegpt", "messages", "traces", "rows+traces")
 
 
 def _fail(message: str) -> SystemExit:
@@ -232,11 +232,16 @@ def cmd_push(args: argparse.Namespace) -> int:
     stories = _stories(args, "reading")
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"
-    if args.to != "rows":
+    layout = {"traces": "traces", "rows+traces": "both"}.get(args.to, "parquet")
+    if layout != "parquet":
+        conversion = f"{args.source} → Storyline → agent traces (STS)"
+    elif args.to != "rows":
         fn = to_sharegpt if args.to == "sharegpt" else to_messages
         ds = ds.map(fn, remove_columns=ds.column_names, desc=f"to_{args.to}")
         conversion = f"{args.source} → {fn.__name__}"
-    info = push_to_hub(ds, args.repo, conversion=conversion, token=args.token, private=args.private or None)
+    info = push_to_hub(
+        ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
+    )
     print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
     return 0
 
@@ -303,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--to",
         choices=PUSH_CONVERSIONS,
         default="rows",
-        help="Storyline rows (default), or training examples: sharegpt or messages",
+        help="Storyline rows (default), training examples (sharegpt, messages), or agent traces the Hub's viewer "
+        "shows: traces (instead of rows) or rows+traces (beside them)",
     )
     p.add_argument("--token", help="a Hub token (default: the saved login or HF_TOKEN)")
     p.add_argument("--private", action="store_true")

@@ -1,4 +1,6 @@
-"""Push a loaded or converted dataset to the Hugging Face Hub as plain Parquet plus a dataset card.
+"""Push a loaded or converted dataset to the Hugging Face Hub as plain Parquet plus a dataset card, and/or
+as agent traces the Hub's trace viewer shows (``layout="traces"`` or ``"both"``: one Session Trace Simple
+Format file per trajectory, ``traces/{split}/completed|failed/``, see ``traces.py`` and docs/formats/sts.md).
 
 The repository needs nothing of this package to load: ``load_dataset("org/name")`` reads the Parquet
 shards through the card's ``configs`` (the features travel in the Parquet schema and in the card's
@@ -23,6 +25,8 @@ import yaml
 from datasets import Dataset, DatasetDict, DatasetInfo
 
 from ._version import __version__ as _version
+from .features import row_to_story
+from .traces import write_traces
 
 __all__ = ["card_text", "dataset_card", "push_to_hub", "write_hub_folder"]
 
@@ -48,6 +52,24 @@ def card_text(value: object) -> str:
     return "".join(_HTML.get(ch) or (f"\\{ch}" if ch in _MD_ESCAPED else ch) for ch in text)
 
 
+LAYOUTS = ("parquet", "traces", "both")
+TRACE_TAGS = ["agent-traces", "format:agent-traces"]
+# The Hub's size_categories buckets (by number of examples), as the Hub's dataset card metadata lists them.
+_SIZES = ("n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M", "100M<n<1B", "1B<n<10B")
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` value for ``n`` examples.
+
+    >>> size_category(6), size_category(25_000)
+    ('n<1K', '10K<n<100K')
+    """
+    for exponent, name in enumerate(_SIZES, start=3):
+        if n < 10**exponent:
+            return name
+    return "n>1T" if n > 10**12 else "10B<n<100B" if n < 10**11 else "100B<n<1T"
+
+
 def _splits(data: Dataset | DatasetDict | Mapping[str, Dataset], split: str) -> dict[str, Dataset]:
     if isinstance(data, Dataset):
         return {split: data}
@@ -62,25 +84,66 @@ def _source_formats(ds: Dataset) -> collections.Counter:
     return collections.Counter((o or {}).get("format") or "unknown" for o in ds["origin"])
 
 
-def dataset_card(splits: Mapping[str, Dataset], *, repo_id: str, conversion: str) -> str:
-    """The README.md of the repository: YAML metadata (configs, features) and a short description."""
+def _models(ds: Dataset) -> collections.Counter:
+    if "agent" not in ds.column_names:
+        return collections.Counter()
+    return collections.Counter(a["model"] for a in ds["agent"] if isinstance(a, Mapping) and a.get("model"))
+
+
+def _trace_configs(traces: Mapping[str, Mapping[str, list]], parquet: bool) -> list[dict[str, Any]]:
+    """One config per group (``completed``, ``failed``) that has files, each with the splits that have
+    some; the first is the default when there is no Parquet config."""
+    configs = []
+    for group in ("completed", "failed"):
+        files = [
+            {"split": split, "path": f"traces/{split}/{group}/*.jsonl"} for split, g in traces.items() if g.get(group)
+        ]
+        if files:
+            configs.append({"config_name": group, "data_files": files})
+    if configs and not parquet:
+        configs[0]["default"] = True
+    return configs
+
+
+def dataset_card(
+    splits: Mapping[str, Dataset],
+    *,
+    repo_id: str,
+    conversion: str,
+    traces: Mapping[str, Mapping[str, list]] | None = None,
+    parquet: bool = True,
+) -> str:
+    """The README.md of the repository: YAML metadata (configs, features, tags, size) and a description.
+
+    ``traces`` (split → group → files, from ``write_traces``) adds the ``completed``/``failed`` trace
+    configs and the agent-traces tags; ``parquet=False`` leaves the Parquet config out."""
     first = next(iter(splits.values()))
-    meta = {
-        "configs": [
+    configs = []
+    if parquet:
+        configs.append(
             {
                 "config_name": "default",
                 "data_files": [{"split": name, "path": f"data/{name}-*.parquet"} for name in splits],
             }
-        ],
-        "dataset_info": {
+        )
+    if not parquet:
+        # `datasets` reads every config of a repository with one builder (inferred from the files), so
+        # the JSON Lines trace configs cannot sit beside a Parquet one: with both, the traces are files
+        # for the Hub's trace viewer and the Parquet is what `load_dataset` reads.
+        configs += _trace_configs(traces or {}, parquet)
+    meta: dict[str, Any] = {"configs": configs}
+    if parquet:
+        meta["dataset_info"] = {
             **DatasetInfo(features=first.features)._to_yaml_dict(),
             "splits": [{"name": name, "num_examples": ds.num_rows} for name, ds in splits.items()],
-        },
-        "tags": ["agent-trajectories", "tool-calling", "pchronicle"],
-    }
+        }
+    meta["size_categories"] = [size_category(sum(ds.num_rows for ds in splits.values()))]
+    meta["tags"] = ["agent-trajectories", "tool-calling", "pchronicle", *(TRACE_TAGS if traces else [])]
     formats: collections.Counter = collections.Counter()
+    models: collections.Counter = collections.Counter()
     for ds in splits.values():
         formats.update(_source_formats(ds))
+        models.update(_models(ds))
     lines = [
         "---",
         yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).rstrip(),
@@ -99,6 +162,16 @@ def dataset_card(splits: Mapping[str, Dataset], *, repo_id: str, conversion: str
         lines.append(
             "- **Source formats:** " + ", ".join(f"{card_text(fmt)}: {n}" for fmt, n in sorted(formats.items()))
         )
+    if models:
+        lines.append("- **Models:** " + ", ".join(f"{card_text(m)}: {n}" for m, n in sorted(models.items())))
+    if traces:
+        counts = {g: sum(len(t.get(g, [])) for t in traces.values()) for g in ("completed", "failed")}
+        lines += [
+            f"- **Agent traces:** {counts['completed']} completed, {counts['failed']} failed, one Session Trace "
+            "Simple Format file each under `traces/{split}/completed|failed/` (the Hub's trace viewer shows them; "
+            "configs `completed` and `failed`; `datasets` decodes them with `teich` installed, or reads the lines "
+            "as they are with `parse_agent_traces=False`)",
+        ]
     lines += [
         "",
         "Load it with `datasets` alone:",
@@ -132,20 +205,41 @@ def write_hub_folder(
     repo_id: str,
     conversion: str,
     split: str = "train",
+    layout: str = "parquet",
+    harness: str | None = None,
 ) -> list[Path]:
-    """Write what ``push_to_hub`` uploads (``data/{split}-NNNNN-of-NNNNN.parquet`` and ``README.md``)."""
+    """Write what ``push_to_hub`` uploads: ``data/{split}-NNNNN-of-NNNNN.parquet`` (layout ``parquet`` or
+    ``both``), ``traces/{split}/completed|failed/*.jsonl`` (``traces`` or ``both``; the rows must be
+    Storyline rows) and ``README.md``."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     splits = _splits(data, split)
     root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    traces: dict[str, dict[str, list]] = {}
+    if layout != "parquet":
+        for name, ds in splits.items():
+            if "turns" not in ds.column_names or "agent" not in ds.column_names:
+                raise ValueError("agent traces are written from Storyline rows; these rows have no turns/agent")
+            groups, _ = write_traces((row_to_story(r) for r in ds), root / "traces" / name, harness=harness)
+            traces[name] = groups
+            written += [p for files in groups.values() for p in files]
+    card = root / "README.md"
+    card_text = dataset_card(
+        splits, repo_id=repo_id, conversion=conversion, traces=traces or None, parquet=layout != "traces"
+    )
+    if layout == "traces":
+        card.write_text(card_text, encoding="utf-8")
+        return [*written, card]
     (root / "data").mkdir(parents=True, exist_ok=True)
-    written = []
     for name, ds in splits.items():
         n = max(1, -(-ds.num_rows // MAX_ROWS_PER_SHARD))
         for i in range(n):
             path = root / "data" / f"{name}-{i:05d}-of-{n:05d}.parquet"
             ds.shard(num_shards=n, index=i, contiguous=True).to_parquet(str(path))
             written.append(path)
-    card = root / "README.md"
-    card.write_text(dataset_card(splits, repo_id=repo_id, conversion=conversion), encoding="utf-8")
+    card.write_text(card_text, encoding="utf-8")
     written.append(card)
     return written
 
@@ -159,10 +253,13 @@ def push_to_hub(
     private: bool | None = None,
     token: str | None = None,
     commit_message: str | None = None,
+    layout: str = "parquet",
+    harness: str | None = None,
 ) -> Any:
     """Upload ``data`` to the dataset repository ``repo_id`` (created when missing); returns the commit info.
 
-    ``conversion`` is written in the card (e.g. ``"openai-msg → to_sharegpt"``).
+    ``conversion`` is written in the card (e.g. ``"openai-msg → to_sharegpt"``); ``layout`` is ``parquet``,
+    ``traces`` (agent traces only) or ``both``; ``harness`` names the STS harness (default: each agent id).
     """
     from huggingface_hub import HfApi
 
@@ -170,7 +267,7 @@ def push_to_hub(
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     # Removed on every exit path, an exception or the CLI's SIGTERM / SIGHUP (SystemExit) included.
     with tempfile.TemporaryDirectory(prefix="pchronicle-push-") as tmp:
-        write_hub_folder(data, tmp, repo_id=repo_id, conversion=conversion, split=split)
+        write_hub_folder(data, tmp, repo_id=repo_id, conversion=conversion, split=split, layout=layout, harness=harness)
         return api.upload_folder(
             folder_path=tmp,
             repo_id=repo_id,

@@ -1,4 +1,5 @@
-"""A fake Hub for the upload tests: the few endpoints huggingface_hub calls, answering like the Hub does."""
+"""A fake Hub at huggingface_hub's HTTP boundary (an httpx2 mock transport), shared by the push tests: it
+answers the real client's requests like the Hub does and keeps every file a commit carries."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import json
 from pathlib import Path
 
 import httpx2
+import pytest
 import yaml
+from huggingface_hub.utils import _http
+
+__all__ = ["FakeHub", "hub_fixture"]
 
 
 class FakeHub:
@@ -60,3 +65,13 @@ class FakeHub:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
         return folder
+
+
+@pytest.fixture(name="hub")
+def hub_fixture(monkeypatch):
+    """The fake Hub, installed as huggingface_hub's HTTP client for one test."""
+    fake = FakeHub()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
+    yield fake
+    _http.set_client_factory(_http.default_client_factory)

@@ -1,7 +1,7 @@
 """Hypothesis strategies, importable by every test module: valid Storyline documents (RFC-0001), openai-msg
 gateway corpora (``corpora``, RFC-0009) and ShareGPT records (``sharegpt_records``).
 
-``storylines()`` draws documents that ``pchronicle_datasets.storyline.validate`` accepts and that use every
+``storylines()`` draws documents that ``pchronicle_datasets.schema.validate`` accepts and that use every
 optional field at every level, with awkward JSON values wherever the RFC types a value ``any``:
 
 * floats whose text is easy to damage (``0.30000000000000004``, ``2.5e-05``, ``1.0``, ``-0.0``, ``1e300``,

@@ -145,17 +145,8 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
     builder = datasets.load_dataset_builder("pchronicle", data_files=str(CAPTURE), cache_dir=str(tmp_path / "cache"))
     names = [config.name for config in builder.BUILDER_CONFIGS]
     assert names == ["auto", *pc.format_names()]
-    assert set(names) == {
-        "auto",
-        "openai-msg",
-        "openai-messages",
-        "sharegpt",
-        "agent-jsonl",
-        "storyline",
-        "chat",
-        "openai-chat",
-        "messages",
-    }
+    formats = {"openai-msg", "openai-messages", "sharegpt", "agent-jsonl", "storyline", "atif", "harbor"}
+    assert set(names) == {"auto", *formats, "chat", "openai-chat", "messages"}
     assert builder.config.name == "auto"  # the default
     assert builder.config.on_bad_records == "error"
     assert builder.info.features == pc.STORYLINE_FEATURES

@@ -10,26 +10,15 @@ import sys
 import textwrap
 from pathlib import Path
 
-import httpx2
 import pytest
 import yaml
 from datasets import load_dataset
-from huggingface_hub.utils import _http
 
 import pchronicle_datasets as pc
-from tests.hub_fake import FakeHub
+from tests.hub_fake import hub_fixture  # noqa: F401 (the `hub` fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
-
-
-@pytest.fixture
-def hub(monkeypatch):
-    fake = FakeHub()
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
-    yield fake
-    _http.set_client_factory(_http.default_client_factory)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 from ..compression import decompress_file
 from ..errors import FormatError
 from ..jsonio import json_type, short
-from . import chat, openai_msg, sharegpt, storyline_file
+from . import atif, chat, openai_msg, sharegpt, storyline_file
 from .base import Format, Record, as_bytes, documents, first_value
 
 __all__ = [
@@ -82,7 +82,7 @@ def unregister(name: str) -> None:
         _ALIASES.pop(alias, None)
 
 
-_BUILTIN = (storyline_file, openai_msg, sharegpt, chat)
+_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif)
 for _module in _BUILTIN:
     register(_module)
 

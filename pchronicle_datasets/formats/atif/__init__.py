@@ -1,0 +1,90 @@
+"""The ``atif`` format: Harbor's Agent Trajectory Interchange Format (``schema_version`` ``ATIF-v1.x``).
+
+A file holds one trajectory (``trajectory.json``), or JSON Lines of trajectories (what the writer writes
+for several top-level documents). Each trajectory becomes one Storyline document, and each embedded
+``subagent_trajectories`` entry one more, linked by ``/children`` and ``/parent``; the writer embeds them
+again. The mapping table is docs/formats/atif.md (``fields.py`` holds it as data).
+
+>>> text = '{"schema_version": "ATIF-v1.8", "session_id": "s", "agent": {"name": "a", "version": "1"}, "steps": []}'
+>>> [s["session"] for s in decode(text, "trajectory.json")]
+['s']
+>>> sniff({"schema_version": "ATIF-v1.8", "steps": []}), sniff({"schema_version": "storyline/v1", "turns": []})
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...errors import FormatError
+from ..base import Record, as_bytes, documents, parse_file
+from .fields import NAME, SCHEMA
+from .reader import read_trajectory
+from .writer import encode, trajectories, trajectory
+
+__all__ = [
+    "ALIASES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "sniff",
+    "trajectories",
+    "trajectory",
+]
+
+ALIASES: tuple[str, ...] = ("harbor",)
+EXTENSION = ".json"
+OUTPUT = "file"
+PER_DOCUMENT = False
+
+
+def sniff(sample: Any) -> bool:
+    """Whether the parsed first record is an ATIF trajectory: an object whose ``schema_version`` is
+    ``ATIF-v1.N`` and which has ``steps``."""
+    return (
+        isinstance(sample, dict)
+        and isinstance(sample.get("schema_version"), str)
+        and SCHEMA.fullmatch(sample["schema_version"]) is not None
+        and "steps" in sample
+    )
+
+
+def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+    """Every document of an ATIF file, in file order (a trajectory's own, then its subagents'); a
+    trajectory that gives none is one error record (its line, its ATIF pointer)."""
+    data = as_bytes(data, document_id)
+    if not data or data.isspace():
+        return
+    try:
+        whole, parsed = parse_file(data, document_id)
+    except FormatError as exc:
+        yield Record(exc.line, data, error=exc)
+        return
+    if whole:
+        yield from _records(parsed, data, document_id, None)
+        return
+    for _, number, raw, value in parsed:
+        if isinstance(value, FormatError):
+            yield Record(number, raw, error=value)
+        else:
+            yield from _records(value, raw, document_id, number)
+
+
+def _records(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Iterator[Record]:
+    try:
+        stories = read_trajectory(value, document_id=document_id, line=line)
+    except FormatError as exc:
+        yield Record(line, raw, error=exc, value=value)
+        return
+    for story in stories:
+        yield Record(line, raw, story=story, value=value)
+
+
+def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
+    """All Storyline documents of an ATIF file; raises the first error (file, line, ATIF pointer)."""
+    return documents(iter_records(data, document_id))
