@@ -1,2 +1,9 @@
 # Collected by pytest's --doctest-modules: keep entry points (which run on import) out of collection.
 collect_ignore = ["pchronicle_datasets/__main__.py", "scripts", "benchmarks"]
+
+# The Spark module needs the `spark` extra; without it its doctests are not collected (tests/test_spark.py
+# skips itself with the reason).
+try:
+    import pyspark.sql.datasource  # noqa: F401
+except ImportError:
+    collect_ignore.append("pchronicle_datasets/spark")

@@ -147,9 +147,7 @@ def plan_files(
             continue
         count = -(-size // split_size)
         step = -(-size // count)
-        parts.extend(
-            Part(url, name, order, "range", i * step, min(size, (i + 1) * step), i) for i in range(count)
-        )
+        parts.extend(Part(url, name, order, "range", i * step, min(size, (i + 1) * step), i) for i in range(count))
     return parts
 
 

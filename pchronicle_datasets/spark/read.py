@@ -68,11 +68,11 @@ def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict
 
 # Plain functions without annotations: applyInArrow then takes the (key, table) form (it reads type hints,
 # and cannot read them from a functools.partial).
-def _sessions_error(key, table):  # noqa: ANN001
+def _sessions_error(key, table):
     return session_table(table.to_pydict(), "error")
 
 
-def _sessions_skip(key, table):  # noqa: ANN001
+def _sessions_skip(key, table):
     return session_table(table.to_pydict(), "skip")
 
 
