@@ -20,13 +20,13 @@ pytest.importorskip("pyspark", reason="the Spark tests need the `spark` extra (p
 if shutil.which("java") is None:
     pytest.skip("the Spark tests need Java 17+ on PATH", allow_module_level=True)
 
-from datasets import Dataset, load_dataset  # noqa: E402
+from datasets import Dataset, load_dataset
 
-import pchronicle_datasets as pc  # noqa: E402
-import pchronicle_datasets.spark as pcs  # noqa: E402
-from pchronicle_datasets.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages  # noqa: E402
-from pchronicle_datasets.spark.plan import plan_files  # noqa: E402
-from tests.hub_fake import fake_hub  # noqa: E402
+import pchronicle_datasets as pc
+import pchronicle_datasets.spark as pcs
+from pchronicle_datasets.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
+from pchronicle_datasets.spark.plan import plan_files
+from tests.hub_fake import fake_hub
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),  # pyspark's pandas 3 warning
