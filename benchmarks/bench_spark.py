@@ -58,7 +58,8 @@ def main() -> None:
             files.append(str(path))
         mb = sum(Path(f).stat().st_size for f in files) / 1e6
         big = root / "big.jsonl"
-        big.write_bytes(b"".join(Path(f).read_bytes() for f in files))
+        # The same rows in one file, sessions renamed per source file (each file numbers its sessions from 0).
+        big.write_bytes(b"".join(Path(f).read_bytes().replace(b"sess-", b"f%d-sess-" % i) for i, f in enumerate(files)))
         small = root / "small"
         small.mkdir()
         one = make_corpus(64, seed=5).splitlines(keepends=True)
