@@ -343,3 +343,34 @@ def test_cli_converts_with_the_spark_engine(spark, big_capture, tmp_path):
     assert main([*argv, "--engine", "spark", "--master", "local[2]"]) == 0
     ds = load_dataset("parquet", data_files=str(out / "*.parquet"), split="train", cache_dir=str(tmp_path / "c"))
     assert same(_stories(ds), local_stories([big_capture], "openai-msg", tmp_path))
+
+
+# ------------------------------------------------------------------------------------------ planning (no Spark)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pchronicle_datasets.spark.plan import count_lines, range_bytes  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from([b'{"session_id": "a", "step_id": 1}', b"", b"  ", b'{"x": "\xc3\xa9"}']), max_size=30
+    ),
+    final_newline=st.booleans(),
+    split=st.integers(min_value=1, max_value=80),
+)
+def test_ranges_hold_every_line_once(tmp_path_factory, lines, final_newline, split):
+    """Whatever the cut points, the ranges' bytes put together are the file, and their counts are its lines."""
+    data = b'{"session_id": "a", "step_id": 1}\n' + b"\n".join(lines) + (b"\n" if final_newline else b"")
+    path = tmp_path_factory.mktemp("r") / "cap.jsonl"
+    path.write_bytes(data)
+    parts = plan_files([str(path)], "openai-msg", split_size=split)
+    chunks = [range_bytes(p) for p in parts] if parts[0].kind == "range" else [data]
+    assert b"".join(chunks) == data
+    total = [count_lines(c) for c in chunks]
+    pieces = data.split(b"\n")
+    expected_lines = len(pieces) - (1 if pieces[-1] == b"" else 0)
+    assert sum(t[0] for t in total) == expected_lines
+    assert sum(t[1] for t in total) == sum(1 for raw in pieces if raw and not raw.isspace())
