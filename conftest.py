@@ -6,3 +6,10 @@ collect_ignore = ["pchronicle_datasets/__main__.py", "scripts", "benchmarks"]
 # Helper modules under tests/ hold assertions too (the openai-msg invariants, the same-source check):
 # rewrite them like test modules so that a failure shows the values compared.
 pytest.register_assert_rewrite("tests")
+
+# The Spark module needs the `spark` extra; without it its doctests are not collected (tests/test_spark.py
+# skips itself with the reason).
+try:
+    import pyspark.sql.datasource  # noqa: F401
+except ImportError:
+    collect_ignore.append("pchronicle_datasets/spark")

@@ -44,6 +44,7 @@ EPILOG = """examples:
   pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\
       --quarantine out/bad.jsonl
   pchronicle-datasets push captures/*.jsonl --repo org/agent-sft --to sharegpt
+  pchronicle-datasets convert 'captures/*.jsonl' --to parquet -o out/rows --engine spark --master local[2]
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
 PUSH_CONVERSIONS = ("rows", "sharegpt", "messages", "traces", "rows+traces")
@@ -188,6 +189,12 @@ def _output(args: argparse.Namespace) -> AtomicOutput:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
+    if args.engine == "spark":  # the Spark engine (the `spark` extra): pchronicle_datasets/spark/cli.py
+        if args.target not in TABLE_OUTPUTS:
+            get_format(args.target)  # an unknown target fails before anything starts
+        from .spark.cli import convert as spark_convert
+
+        return spark_convert(args)
     output = _output(args)
     with output as tmp:
         stories = _stories(args, "converting")
@@ -300,6 +307,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --to storyline: OUT is a folder of {session}.storyline.json files (safe names)",
     )
+    # --- the Spark engine (pchronicle_datasets.spark; needs the `spark` extra)
+    c.add_argument(
+        "--engine",
+        choices=("local", "spark"),
+        default="local",
+        help="local (default) or spark: read and write with Spark; outputs are folders (see docs/scaling.md)",
+    )
+    c.add_argument("--master", metavar="URL", help="with --engine spark: the Spark master (default local[*])")
+    # ---
     c.set_defaults(func=cmd_convert)
     p = _command(sub, "push", "publish inputs to the Hugging Face Hub as Parquet with a dataset card")
     _add_reading(p)

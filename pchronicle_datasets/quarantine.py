@@ -32,7 +32,16 @@ from typing import Any
 from .errors import PchronicleError
 from .formats.base import Record
 
-__all__ = ["MAX_EXAMPLES", "Quarantine", "QuarantineError", "check_writable", "new_run_id", "read_quarantine", "repair"]
+__all__ = [
+    "MAX_EXAMPLES",
+    "Quarantine",
+    "QuarantineError",
+    "check_writable",
+    "new_run_id",
+    "quarantine_entry",
+    "read_quarantine",
+    "repair",
+]
 
 MAX_EXAMPLES = 10  # bad records described one by one (per command, per file in the builder); then one summary
 _lock = threading.Lock()
@@ -123,6 +132,24 @@ def _append(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+def quarantine_entry(file: str, rec: Record, run: str | None = None) -> dict[str, Any]:
+    """The one quarantine entry of a bad record: ``run`` (when given), ``file``, ``line``, ``pointer``, ``error``,
+    ``error_type`` and the record's source text. The builder, the CLI and the Spark path all write this."""
+    err = rec.error
+    entry: dict[str, Any] = {"run": run} if run is not None else {}
+    entry.update(
+        {
+            "file": file,
+            "line": err.line if err is not None and err.line is not None else rec.line,
+            "pointer": err.pointer if err is not None else "",
+            "error": str(err),
+            "error_type": type(err).__name__,
+            "record": rec.raw.decode("utf-8", "replace") if rec.raw else None,
+        }
+    )
+    return entry
+
+
 class Quarantine:
     """The skip policy's record of one run: counts, a bounded log of examples, and the quarantine file.
 
@@ -155,15 +182,7 @@ class Quarantine:
             self.log(f"skipped a bad record: {err}")
         if not (self.path and self.write):
             return
-        entry = {
-            "run": self.run,
-            "file": file,
-            "line": err.line if err is not None and err.line is not None else rec.line,
-            "pointer": err.pointer if err is not None else "",
-            "error": str(err),
-            "error_type": type(err).__name__,
-            "record": rec.raw.decode("utf-8", "replace") if rec.raw else None,
-        }
+        entry = quarantine_entry(file, rec, self.run)
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "replace")
         try:
             with _lock:

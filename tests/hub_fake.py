@@ -4,7 +4,9 @@ answers the real client's requests like the Hub does and keeps every file a comm
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -12,7 +14,7 @@ import pytest
 import yaml
 from huggingface_hub.utils import _http
 
-__all__ = ["FakeHub", "hub_fixture"]
+__all__ = ["FakeHub", "fake_hub", "hub_fixture"]
 
 
 class FakeHub:
@@ -67,11 +69,20 @@ class FakeHub:
         return folder
 
 
+@contextlib.contextmanager
+def fake_hub() -> Iterator[FakeHub]:
+    """Route huggingface_hub's HTTP client to a ``FakeHub`` for the duration (set ``HF_HUB_OFFLINE=0`` too)."""
+    fake = FakeHub()
+    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
+    try:
+        yield fake
+    finally:
+        _http.set_client_factory(_http.default_client_factory)
+
+
 @pytest.fixture(name="hub")
 def hub_fixture(monkeypatch):
     """The fake Hub, installed as huggingface_hub's HTTP client for one test."""
-    fake = FakeHub()
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
-    yield fake
-    _http.set_client_factory(_http.default_client_factory)
+    with fake_hub() as fake:
+        yield fake

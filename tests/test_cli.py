@@ -8,16 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx2
 import pyarrow.parquet as pq
 import pytest
 from datasets import load_from_disk
-from huggingface_hub.utils import _http
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
 from tests import goldens
-from tests.hub_fake import FakeHub
+from tests.hub_fake import fake_hub
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
@@ -147,13 +145,9 @@ def test_errors_are_clear(tmp_path, capsys):
 
 
 def test_push_uploads_parquet_and_a_card(tmp_path, monkeypatch):
-    fake = FakeHub()
-    _http.set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(fake)))
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
-    try:
+    with fake_hub() as fake:
         code = main(["push", str(CAPTURE), "--repo", "org/agent-sft", "--to", "sharegpt", "--token", "hf_test_token"])
-    finally:
-        _http.set_client_factory(_http.default_client_factory)
     assert code == 0
     assert set(fake.files) == {"README.md", "data/train-00000-of-00001.parquet"}
     card = fake.files["README.md"].decode()

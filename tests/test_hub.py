@@ -15,7 +15,9 @@ import yaml
 from datasets import load_dataset
 
 import pchronicle_datasets as pc
-from tests.hub_fake import hub_fixture  # noqa: F401 (the `hub` fixture)
+from tests.hub_fake import (
+    hub_fixture,  # noqa: F401 (the `hub` fixture)
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"

@@ -21,7 +21,7 @@ writers ``recover`` (same source), ``synthesize`` (any other document) and ``wri
 's1'
 """
 
-from .reader import decode, iter_records, sniff
+from .reader import build_session, decode, iter_records, refused_row, sniff
 from .tables import (
     EMPTY_MSG_KEYS,
     EMPTY_ROW_KEYS,
@@ -54,8 +54,10 @@ __all__ = [
     "ROW_METRICS",
     "RUN_KEYS",
     "TURN_ENV_SOURCES",
+    "build_session",
     "decode",
     "encode",
     "iter_records",
+    "refused_row",
     "sniff",
 ]

@@ -13,7 +13,7 @@ from .rows import source_rows
 from .session import Session
 from .tables import nonempty_str
 
-__all__ = ["decode", "iter_records", "sniff"]
+__all__ = ["build_session", "decode", "iter_records", "refused_row", "sniff"]
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
@@ -35,7 +35,7 @@ def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     items = source_rows(data, document_id, scan)
     root = next(items)
     for item in items:
-        refused = item if isinstance(item, Record) else _refused_row(*item, document_id)
+        refused = item if isinstance(item, Record) else refused_row(*item, document_id)
         if refused is not None:
             records.append(refused)
         else:
@@ -45,7 +45,7 @@ def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     for sid, rows in sessions.items():
         raw = b"\n".join(x[3] for x in rows if x[3])
         try:
-            story = Session(sid, rows, document_id, root if first else {}, scan).build()
+            story = build_session(sid, rows, document_id, root if first else {}, scan)
         except PchronicleError as exc:
             records.append(Record(rows[0][2], raw, error=exc, value=[x[1] for x in rows]))
         else:
@@ -56,7 +56,14 @@ def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
     return records
 
 
-def _refused_row(r: int, row: Any, line: int | None, raw: bytes, document_id: str | None) -> Record | None:
+def build_session(sid: str, rows: list, document_id: str | None, root: dict, scan: bool = True) -> dict[str, Any]:
+    """One session's document from its rows ``(r, row, line, raw)`` in file order (``root``: the envelope's root
+    fields, for the file's first session); raises the ``FormatError`` that refuses the session. The Spark path
+    calls this after regrouping rows by session."""
+    return Session(sid, rows, document_id, root, scan).build()
+
+
+def refused_row(r: int, row: Any, line: int | None, raw: bytes, document_id: str | None) -> Record | None:
     """The error record of a row that cannot join a session (not an object, no usable ``session_id``)."""
     base = f"/session_steps/{r}"
     if not isinstance(row, dict):

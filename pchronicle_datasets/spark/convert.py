@@ -1,0 +1,72 @@
+"""``to_sharegpt`` and ``to_messages`` on DataFrames of Storyline rows, as Arrow-batch functions.
+
+``sharegpt_batches`` and ``messages_batches`` take and give Arrow record batches (the ``mapInArrow``
+contract) and run the local map functions of ``training.py`` on each row, so the values are theirs; the
+output schemas are fixed (``output_features``): ``to_messages``' arguments and tool schemas are JSON text.
+
+>>> import pyarrow as pa
+>>> import pchronicle_datasets as pc
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+...          "turns": [{"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}]}
+>>> batch = pc.rows_to_table([pc.story_to_row(story)]).to_batches()[0]
+>>> [out] = sharegpt_batches(iter([batch]))
+>>> out.column("conversations").to_pylist()[0][2]
+{'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
+>>> [out] = messages_batches(iter([batch]))
+>>> out.column("messages").to_pylist()[0][1]["content"], out.schema.field("tools").type
+('hello', ListType(list<item: string>))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from ..output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, encode_messages
+from ..training import to_messages as _local_messages
+from ..training import to_sharegpt as _local_sharegpt
+
+__all__ = [
+    "MESSAGES_SCHEMA",
+    "SHAREGPT_SCHEMA",
+    "messages_batches",
+    "sharegpt_batches",
+    "to_messages",
+    "to_sharegpt",
+]
+
+SHAREGPT_ARROW: pa.Schema = SHAREGPT_FEATURES.arrow_schema
+MESSAGES_ARROW: pa.Schema = MESSAGES_FEATURES.arrow_schema
+SHAREGPT_SCHEMA = from_arrow_schema(SHAREGPT_ARROW)
+"""The Spark schema of ``to_sharegpt``'s output (from ``SHAREGPT_FEATURES``)."""
+MESSAGES_SCHEMA = from_arrow_schema(MESSAGES_ARROW)
+"""The Spark schema of ``to_messages``' output (from ``MESSAGES_FEATURES``)."""
+
+
+def sharegpt_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Iterator[pa.RecordBatch]:
+    """``to_sharegpt`` (same options) over record batches of Storyline rows."""
+    for batch in batches:
+        out = [_local_sharegpt(row, **options) for row in batch.to_pylist()]
+        yield pa.RecordBatch.from_pylist(out, schema=SHAREGPT_ARROW)
+
+
+def messages_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Iterator[pa.RecordBatch]:
+    """``to_messages`` (same options) over record batches of Storyline rows, JSON values as JSON text."""
+    for batch in batches:
+        out = [encode_messages(_local_messages(row, **options)) for row in batch.to_pylist()]
+        yield pa.RecordBatch.from_pylist(out, schema=MESSAGES_ARROW)
+
+
+def to_sharegpt(df: DataFrame, **options: Any) -> DataFrame:
+    """A DataFrame of ``conversations`` from one of Storyline rows (options as ``pc.to_sharegpt``'s)."""
+    return df.mapInArrow(partial(sharegpt_batches, **options), SHAREGPT_SCHEMA)
+
+
+def to_messages(df: DataFrame, **options: Any) -> DataFrame:
+    """A DataFrame of ``messages`` and ``tools`` from one of Storyline rows (options as ``pc.to_messages``')."""
+    return df.mapInArrow(partial(messages_batches, **options), MESSAGES_SCHEMA)

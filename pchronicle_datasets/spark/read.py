@@ -1,0 +1,118 @@
+"""``read``: the whole reading pipeline, with big openai-msg files split across tasks.
+
+1. Plan on the driver (``plan.plan_files``): whole files, and line-boundary ranges of big openai-msg JSON
+   Lines files.
+2. Count the lines of every range (a Spark job that reads the ranges without parsing them), so each range
+   knows the number of its first line and of its first row, which the documents and errors carry.
+3. Read the ranges' rows, shuffle them by (file, ``session_id``) and build each session's document from its
+   rows in file order: the local reader's document, whatever range its rows were in.
+4. Read the whole files with the local reader, one task each, and put everything in the file order.
+
+The result holds the documents and the bad records side by side (``SparkRead``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import orjson
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, with_offsets
+from .records import RECORDS_SCHEMA, STORY_SCHEMA, session_table
+from .source import NAME, PchronicleSource, options_of
+
+__all__ = ["SparkRead", "read", "register"]
+
+
+def register(spark: SparkSession) -> None:
+    """Make ``spark.read.format("pchronicle")`` available in this session (idempotent)."""
+    spark.dataSource.register(PchronicleSource)
+
+
+@dataclass(frozen=True)
+class SparkRead:
+    """What a read gave: ``records`` (documents and bad records, in file order) and its two views."""
+
+    records: DataFrame
+
+    @property
+    def rows(self) -> DataFrame:
+        """One row of ``STORYLINE_FEATURES`` per document."""
+        return self.records.filter(F.col("_bad").isNull()).select(*STORY_SCHEMA.names)
+
+    @property
+    def bad_records(self) -> DataFrame:
+        """One row per bad record: ``file``, ``line``, ``pointer``, ``error``, ``error_type``, ``record``
+        (the fields of the local loader's quarantine entries). Empty under ``on_bad_records="error"``."""
+        return self.records.filter(F.col("_bad").isNotNull()).select("_bad.*")
+
+    def cache(self) -> SparkRead:
+        """The same read, computed once for both views (``rows`` and ``bad_records`` each scan otherwise)."""
+        return SparkRead(self.records.cache())
+
+    def write_quarantine(self, path: str, mode: str = "overwrite") -> int:
+        """Write the bad records as JSON Lines files in the folder ``path``; returns how many there were."""
+        bad = self.bad_records
+        bad.write.mode(mode).json(path)
+        return bad.count()
+
+
+def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict[str, str]) -> DataFrame:
+    plan = orjson.dumps([p.to_json() for p in parts]).decode()
+    return spark.read.format(NAME).options(**options).option("output", output).option("plan", plan).load()
+
+
+# Plain functions without annotations: applyInArrow then takes the (key, table) form (it reads type hints,
+# and cannot read them from a functools.partial).
+def _sessions_error(key, table):
+    return session_table(table.to_pydict(), "error")
+
+
+def _sessions_skip(key, table):
+    return session_table(table.to_pydict(), "skip")
+
+
+def read(
+    spark: SparkSession,
+    paths: str | Sequence[str],
+    format: str = "auto",
+    *,
+    on_bad_records: str = "error",
+    split_size: int = DEFAULT_SPLIT_SIZE,
+    base: str | None = None,
+    ordered: bool = True,
+) -> SparkRead:
+    """Read trajectory files into Storyline rows on Spark, with the local loader's documents.
+
+    ``paths``: files, folders or glob patterns (fsspec URLs: local, ``s3://``, ``gs://``, ``hf://``…).
+    ``format``: a format name or ``auto``. ``on_bad_records``: ``error`` (the job fails naming the file,
+    line and pointer) or ``skip`` (the bad records are in ``.bad_records``). ``split_size``: an uncompressed
+    openai-msg JSON Lines file bigger than this many bytes is read by several tasks. ``base``: the folder
+    the document ids are relative to (default: the common parent of the files, as the local loader does).
+    ``ordered``: put the documents of split files back in file order (a sort; without it each file's
+    documents are all there, in no set order).
+    """
+    register(spark)
+    if isinstance(paths, str):
+        paths = [paths]
+    options = options_of({"format": format, "on_bad_records": on_bad_records, "output": "records"})
+    options = {"format": options["format"], "on_bad_records": options["on_bad_records"]}
+    parts = plan_files(list(paths), format, split_size=split_size, base=base)
+    records = _load(spark, [p for p in parts if p.kind == "whole"], "records", options)
+    ranges = [p for p in parts if p.kind == "range"]
+    if ranges:
+        counts = _load(spark, ranges, "line_counts", options).collect()
+        offsets = {(c["order"], c["index"]): (c["lines"], c["nonblank"]) for c in counts}
+        ranges = [p for p in with_offsets(parts, offsets) if p.kind == "range"]
+        rows = _load(spark, ranges, "rows", options)
+        sessions = rows.groupBy("order", "document_id", "session_id").applyInArrow(
+            _sessions_skip if on_bad_records == "skip" else _sessions_error, from_arrow_schema(RECORDS_SCHEMA)
+        )
+        records = records.unionByName(sessions)
+        if ordered:
+            records = records.orderBy("_order", "_pos")
+    return SparkRead(records)

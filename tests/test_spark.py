@@ -1,0 +1,380 @@
+"""The Spark engine gives the local loader's rows: samples, a corpus of many files, one big openai-msg file
+split into ranges with interleaved sessions, both bad-record policies, conversions and writers.
+
+One local[2] session serves the whole module; the module is skipped when pyspark or Java is missing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import shutil
+import uuid
+from pathlib import Path
+
+import orjson
+import pytest
+
+pytest.importorskip("pyspark", reason="the Spark tests need the `spark` extra (pip install -e '.[test,spark]')")
+if shutil.which("java") is None:
+    pytest.skip("the Spark tests need Java 17+ on PATH", allow_module_level=True)
+
+from datasets import Dataset, load_dataset
+
+import pchronicle_datasets as pc
+import pchronicle_datasets.spark as pcs
+from pchronicle_datasets.hub import card_text
+from pchronicle_datasets.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
+from pchronicle_datasets.spark.plan import plan_files
+from tests.hub_fake import fake_hub
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),  # pyspark's pandas 3 warning
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "pchronicle_datasets" / "samples"
+CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    session = pcs.local_session("local[2]")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _key(story: dict) -> bytes:
+    return orjson.dumps(story, option=orjson.OPT_SORT_KEYS)
+
+
+def _stories(rows) -> list[dict]:
+    return [pc.row_to_story(r if isinstance(r, dict) else r.asDict(recursive=True)) for r in rows]
+
+
+def local_stories(files, fmt: str, tmp_path: Path, **options) -> list[dict]:
+    ds = load_dataset(
+        "pchronicle",
+        fmt,
+        data_files=[str(f) for f in files],
+        split="train",
+        cache_dir=str(tmp_path / f"cache-{uuid.uuid4().hex}"),
+        **options,
+    )
+    return [pc.row_to_story(row) for row in ds]
+
+
+def same(a: list[dict], b: list[dict]) -> bool:
+    """Equal documents, in any order."""
+    return sorted(map(_key, a)) == sorted(map(_key, b))
+
+
+# ------------------------------------------------------------------------------------------ corpora
+
+
+def _interleaved_capture(path: Path, copies: int, seed: int = 7) -> Path:
+    """Copies of the sample capture's sessions under new ids, rows shuffled across sessions (each session's
+    rows keep their order), with blank lines here and there: a gateway log of concurrent sessions."""
+    rows = [orjson.loads(line) for line in CAPTURE.read_bytes().splitlines() if line.strip()]
+    queues = [[{**row, "session_id": f"{row['session_id']}-{k}"} for row in rows] for k in range(copies)]
+    by_session: dict[str, list[dict]] = {}
+    for queue in queues:
+        for row in queue:
+            by_session.setdefault(row["session_id"], []).append(row)
+    pending = list(by_session.values())
+    rng = random.Random(seed)
+    lines: list[bytes] = []
+    while pending:
+        session = rng.choice(pending)
+        lines.append(orjson.dumps(session.pop(0)))
+        if rng.random() < 0.05:
+            lines.append(b"   ")
+        if not session:
+            pending.remove(session)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_capture(tmp_path_factory) -> Path:
+    return _interleaved_capture(tmp_path_factory.mktemp("big") / "gateway.jsonl", copies=6)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """40 files of the three formats, some gzip-compressed, in nested folders."""
+    root = tmp_path_factory.mktemp("corpus")
+    stories = pc.into_storyline("openai-msg", CAPTURE.read_bytes(), document_id="c.jsonl")
+    stories += pc.into_storyline(
+        "sharegpt", (SAMPLES / "sharegpt" / "trajectory_samples.jsonl").read_bytes(), document_id="t.jsonl"
+    )
+    stories += pc.into_storyline("storyline", (SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl").read_bytes())
+    for i in range(40):
+        story = json.loads(json.dumps(stories[i % len(stories)]))
+        story["session"] = f"{story['session']}-{i}"
+        # Each document in its source format: a Storyline file of a capture holds `session_id` and `step_id` in
+        # its export hints, which the byte sniffers of `auto` also take for openai-msg (ambiguous for the local
+        # loader too, until detection reads structure).
+        fmt = story["origin"]["format"] if story["origin"]["format"] in ("openai-msg", "sharegpt") else "storyline"
+        text = pc.from_storyline(fmt, [story]).encode()
+        folder = root / f"batch{i % 4}"
+        folder.mkdir(exist_ok=True)
+        if i % 5 == 0:
+            (folder / f"f{i:02d}.jsonl.gz").write_bytes(gzip.compress(text))
+        else:
+            (folder / f"f{i:02d}.jsonl").write_bytes(text)
+    return root
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+
+@pytest.mark.parametrize(
+    ("folder", "fmt"), [("openai_msg", "openai-msg"), ("sharegpt", "sharegpt"), ("storyline", "storyline")]
+)
+def test_shipped_samples_equal_the_local_loader(spark, tmp_path, folder, fmt):
+    files = sorted((SAMPLES / folder).iterdir())
+    got = pcs.read(spark, [str(f) for f in files], fmt).rows.collect()
+    assert same(_stories(got), local_stories(files, fmt, tmp_path))
+    assert len(got) > 0
+
+
+def test_the_data_source_reads_like_the_loader(spark, tmp_path):
+    pcs.register(spark)
+    df = spark.read.format("pchronicle").option("format", "openai-msg").load(str(CAPTURE))
+    assert df.schema == pcs.read(spark, str(CAPTURE)).rows.schema
+    assert _stories(df.collect()) == local_stories([CAPTURE], "openai-msg", tmp_path)  # same order too
+
+
+def test_a_corpus_of_many_files_with_auto_detection(spark, corpus, tmp_path):
+    files = sorted(p for p in corpus.rglob("*") if p.is_file())
+    got = pcs.read(spark, str(corpus)).rows.collect()
+    assert len(got) == 40
+    assert same(_stories(got), local_stories(files, "auto", tmp_path))
+    assert {s["origin"]["document_id"] for s in _stories(got)} >= {"batch0/f00.jsonl.gz", "batch1/f01.jsonl"}
+
+
+def test_a_big_capture_is_split_and_its_sessions_regrouped(spark, big_capture, tmp_path):
+    split = big_capture.stat().st_size // 7
+    parts = plan_files([str(big_capture)], "openai-msg", split_size=split)
+    assert len(parts) >= 7 and {p.kind for p in parts} == {"range"}
+    got = pcs.read(spark, str(big_capture), "openai-msg", split_size=split).rows.collect()
+    local = local_stories([big_capture], "openai-msg", tmp_path)
+    assert len(got) == 18
+    assert _stories(got) == local  # the same documents, in the local reader's order
+
+
+def test_split_size_does_not_change_the_documents(spark, big_capture):
+    whole = _stories(pcs.read(spark, str(big_capture), "openai-msg").rows.collect())
+    for split in (big_capture.stat().st_size // 3,):
+        assert _stories(pcs.read(spark, str(big_capture), "openai-msg", split_size=split).rows.collect()) == whole
+
+
+def test_gzip_files_are_one_partition(tmp_path, big_capture):
+    packed = tmp_path / "gateway.jsonl.gz"
+    packed.write_bytes(gzip.compress(big_capture.read_bytes()))
+    assert [p.kind for p in plan_files([str(packed)], "openai-msg", split_size=1000)] == ["whole"]
+
+
+# ------------------------------------------------------------------------------------------ bad records
+
+
+def _bad_capture(path: Path) -> Path:
+    """Good sessions around every kind of bad record the line stage and the session stage find."""
+    good = CAPTURE.read_bytes().splitlines()
+    bad = [
+        b"{not json",
+        b"[1, 2]",
+        b'{"step_id": 1, "messages": []}',
+        b'{"session_id": "dup", "step_id": 1, "response": {"role": "assistant", "content": "a"}}',
+        b'{"session_id": "dup", "step_id": 1, "response": {"role": "assistant", "content": "b"}}',
+    ]
+    lines = good[:5] + bad[:3] + good[5:9] + bad[3:] + good[9:]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize("split", [None, 20_000])
+def test_skip_keeps_every_bad_record_with_its_place(spark, tmp_path, split):
+    bad = _bad_capture(tmp_path / "bad.jsonl")
+    quarantine = tmp_path / "q.jsonl"
+    local = local_stories([bad], "openai-msg", tmp_path, on_bad_records="skip", quarantine_file=str(quarantine))
+    # the local entries, less the run id of the local run
+    expected = [
+        {k: v for k, v in json.loads(line).items() if k != "run"} for line in quarantine.read_text().splitlines()
+    ]
+    got = pcs.read(spark, str(bad), "openai-msg", on_bad_records="skip", **({"split_size": split} if split else {}))
+    got = got.cache()
+    assert _stories(got.rows.collect()) == local
+    entries = [r.asDict() for r in got.bad_records.collect()]
+    assert sorted(entries, key=lambda e: e["line"]) == sorted(expected, key=lambda e: e["line"])
+    assert {e["pointer"] for e in entries} == {
+        "",  # not JSON
+        "/session_steps/6",  # not an object
+        "/session_steps/7/session_id",  # no session
+        "/session_steps/13/step_id",  # a step repeated within a session (found after the shuffle)
+    }
+    assert len(entries) == 4 and all(e["file"] == "bad.jsonl" for e in entries)
+    folder = tmp_path / "quarantine"
+    assert got.write_quarantine(str(folder)) == 4
+    written = [json.loads(x) for f in folder.glob("*.json") for x in f.read_text().splitlines()]
+    assert sorted(e["line"] for e in written) == sorted(e["line"] for e in expected)
+
+
+@pytest.mark.parametrize("split", [None, 20_000])
+def test_error_fails_the_job_naming_file_line_and_pointer(spark, tmp_path, split):
+    bad = _bad_capture(tmp_path / "bad.jsonl")
+    got = pcs.read(spark, str(bad), "openai-msg", **({"split_size": split} if split else {}))
+    with pytest.raises(Exception, match=r"in bad\.jsonl line \d+") as info:
+        got.rows.collect()
+    assert "BadRecordError" in str(info.value) or "FormatError" in str(info.value)
+
+
+def test_the_data_source_quarantines_or_refuses_to_lose(spark, tmp_path):
+    bad = _bad_capture(tmp_path / "bad.jsonl")
+    pcs.register(spark)
+    reader = spark.read.format("pchronicle").option("format", "openai-msg").option("on_bad_records", "skip")
+    with pytest.raises(Exception, match="needs a quarantine folder"):
+        reader.load(str(bad)).collect()
+    folder = tmp_path / "q"
+    rows = reader.option("quarantine", str(folder)).load(str(bad)).collect()
+    assert len(rows) == 3
+    entries = [json.loads(x) for x in (folder / "part-00000.jsonl").read_text().splitlines()]
+    assert len(entries) == 4
+    only_bad = reader.option("output", "bad_records").load(str(bad)).collect()
+    assert sorted(r["line"] for r in only_bad) == sorted(e["line"] for e in entries)
+
+
+# ------------------------------------------------------------------------------------------ converting
+
+
+@pytest.fixture(scope="module")
+def sample_rows(spark):
+    files = [str(p) for d in ("openai_msg", "sharegpt", "storyline") for p in sorted((SAMPLES / d).glob("*.json*"))]
+    return pcs.read(spark, files).rows.cache()
+
+
+def test_to_sharegpt_equals_the_local_map_function(spark, sample_rows):
+    rows = [r.asDict(recursive=True) for r in sample_rows.collect()]
+    expected = [pc.to_sharegpt(row) for row in rows]
+    got = [r.asDict(recursive=True) for r in pcs.to_sharegpt(sample_rows).collect()]
+    assert got == expected
+    assert pcs.to_sharegpt(sample_rows).schema == pcs.SHAREGPT_SCHEMA
+    kept = pcs.to_sharegpt(sample_rows, keep_system_prompt=True).collect()
+    assert [r.asDict(recursive=True) for r in kept] == [pc.to_sharegpt(row, keep_system_prompt=True) for row in rows]
+
+
+def test_to_messages_equals_the_local_map_function(spark, sample_rows):
+    rows = [r.asDict(recursive=True) for r in sample_rows.collect()]
+    got = [decode_messages(r.asDict(recursive=True)) for r in pcs.to_messages(sample_rows).collect()]
+    assert got == [pc.to_messages(row) for row in rows]
+    assert any(out["tools"] for out in got) and any("tool_calls" in m for out in got for m in out["messages"])
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+
+def test_parquet_loads_with_datasets_and_from_spark(spark, sample_rows, tmp_path):
+    expected = sorted(map(_key, _stories(sample_rows.collect())))
+    pcs.write_parquet(sample_rows, str(tmp_path / "rows"))
+    ds = load_dataset(
+        "parquet",
+        data_files=str(tmp_path / "rows" / "*.parquet"),
+        features=pc.STORYLINE_FEATURES,
+        split="train",
+        cache_dir=str(tmp_path / "c1"),
+    )
+    assert ds.features == pc.STORYLINE_FEATURES
+    assert sorted(map(_key, _stories(ds))) == expected
+    from_spark = Dataset.from_spark(sample_rows, features=pc.STORYLINE_FEATURES, cache_dir=str(tmp_path / "c2"))
+    assert sorted(map(_key, _stories(from_spark))) == expected
+
+    pcs.write_parquet(pcs.to_messages(sample_rows), str(tmp_path / "messages"))
+    messages = load_dataset(
+        "parquet",
+        data_files=str(tmp_path / "messages" / "*.parquet"),
+        features=MESSAGES_FEATURES,
+        split="train",
+        cache_dir=str(tmp_path / "c3"),
+    )
+    assert messages.features == MESSAGES_FEATURES and messages.num_rows == len(expected)
+
+
+def _records_of(text: str) -> list[bytes]:
+    """The records of a JSON Lines export, or of an openai-msg envelope: its rows, and its root fields."""
+    lines = text.splitlines()
+    if len(lines) == 1 and "session_steps" in (whole := orjson.loads(lines[0])):
+        root = {k: v for k, v in whole.items() if k != "session_steps"}
+        return [orjson.dumps(row) for row in whole["session_steps"]] + [orjson.dumps(root)]
+    return [line.encode() for line in lines]
+
+
+@pytest.mark.parametrize("fmt", ["storyline", "openai-msg", "sharegpt"])
+def test_project_formats_are_written_in_part_files(spark, sample_rows, tmp_path, fmt):
+    stories = _stories(sample_rows.collect())
+    written = pcs.write_format(sample_rows.repartition(3), str(tmp_path / "out"), fmt)
+    assert 1 < len(written) <= 3 and sum(n for _, n in written) == len(stories)
+    parts = [Path(f.removeprefix("file:")).read_text() for f, _ in written]
+    # Each document's records are its own: together the part files hold what one local export holds.
+    assert sorted(r for text in parts for r in _records_of(text)) == sorted(
+        _records_of(pc.from_storyline(fmt, stories))
+    )
+    if fmt == "storyline":
+        again = [s for f, _ in written for s in pc.into_storyline("storyline", Path(f).read_bytes())]
+        assert same(again, stories)
+
+
+def test_push_to_hub_through_parquet(spark, sample_rows, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    train = pcs.to_sharegpt(sample_rows)
+    with fake_hub() as hub:
+        pcs.push_to_hub(train, "org/agent-sft", conversion="openai-msg → to_sharegpt (Spark)", token="hf_test_token")
+    assert set(hub.files) == {"README.md", "data/train-00000-of-00001.parquet"}
+    ds = load_dataset(str(hub.write(tmp_path / "repo")), split="train", cache_dir=str(tmp_path / "c"))
+    assert ds.features == SHAREGPT_FEATURES
+    assert sorted(map(_key, ds.to_list())) == sorted(map(_key, [r.asDict(recursive=True) for r in train.collect()]))
+    assert card_text("openai-msg → to_sharegpt (Spark)") in hub.files["README.md"].decode()
+
+
+def test_cli_converts_with_the_spark_engine(spark, big_capture, tmp_path):
+    from pchronicle_datasets.cli import main
+
+    out = tmp_path / "rows"
+    argv = ["convert", str(big_capture), "--from", "openai-msg", "--to", "parquet", "-o", str(out)]
+    assert main([*argv, "--engine", "spark", "--master", "local[2]"]) == 0
+    ds = load_dataset("parquet", data_files=str(out / "*.parquet"), split="train", cache_dir=str(tmp_path / "c"))
+    assert same(_stories(ds), local_stories([big_capture], "openai-msg", tmp_path))
+
+
+# ------------------------------------------------------------------------------------------ planning (no Spark)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pchronicle_datasets.spark.plan import count_lines, range_bytes  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from([b'{"session_id": "a", "step_id": 1}', b"", b"  ", b'{"x": "\xc3\xa9"}']), max_size=30
+    ),
+    final_newline=st.booleans(),
+    split=st.integers(min_value=1, max_value=80),
+)
+def test_ranges_hold_every_line_once(tmp_path_factory, lines, final_newline, split):
+    """Whatever the cut points, the ranges' bytes put together are the file, and their counts are its lines."""
+    data = b'{"session_id": "a", "step_id": 1}\n' + b"\n".join(lines) + (b"\n" if final_newline else b"")
+    path = tmp_path_factory.mktemp("r") / "cap.jsonl"
+    path.write_bytes(data)
+    parts = plan_files([str(path)], "openai-msg", split_size=split)
+    chunks = [range_bytes(p) for p in parts] if parts[0].kind == "range" else [data]
+    assert b"".join(chunks) == data
+    total = [count_lines(c) for c in chunks]
+    pieces = data.split(b"\n")
+    expected_lines = len(pieces) - (1 if pieces[-1] == b"" else 0)
+    assert sum(t[0] for t in total) == expected_lines
+    assert sum(t[1] for t in total) == sum(1 for raw in pieces if raw and not raw.isspace())
