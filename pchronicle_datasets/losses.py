@@ -29,6 +29,8 @@ log = logging.getLogger("pchronicle_datasets.losses")
 #: What each kind of loss means, for reports and docs.
 KINDS = {
     "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
+    "sts_cannot_hold": "a Storyline field the Session Trace Simple Format has no place for, left out",
+    "residual_without_place": "a residual value of the target's own format that fits nowhere in the edited document",
 }
 
 
@@ -39,8 +41,8 @@ class LossReport:
     counts: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
 
-    def add(self, kind: str, pointer: str = "") -> None:
-        self.counts[kind] += 1
+    def add(self, kind: str, pointer: str = "", count: int = 1) -> None:
+        self.counts[kind] += count
         self.first.setdefault(kind, pointer)
 
     def update(self, other: LossReport) -> None:
@@ -80,11 +82,15 @@ def collect_losses() -> Iterator[LossReport]:
             outer.update(report)
 
 
-def report_loss(kind: str, *, pointer: str = "", detail: str = "") -> None:
-    """Record one lossy write: counted by the active ``collect_losses()``, else logged as a warning."""
+def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 1) -> None:
+    """Record a lossy write (``count`` of the same kind at once): counted by the active ``collect_losses()``, else
+    logged as a warning."""
     report = _ACTIVE.get()
     if report is not None:
-        report.add(kind, pointer)
+        report.add(kind, pointer, count)
         return
-    what = KINDS.get(kind, kind)
-    log.warning("lossy write: %s%s%s", what, f" at {pointer}" if pointer else "", f" ({detail})" if detail else "")
+    what = KINDS.get(kind.split(":", 1)[0], kind)
+    times = f" ×{count}" if count != 1 else ""
+    log.warning(
+        "lossy write: %s%s%s%s", what, times, f" at {pointer}" if pointer else "", f" ({detail})" if detail else ""
+    )

@@ -21,7 +21,6 @@ could not give the documents again; what a write leaves out is counted and logge
 from __future__ import annotations
 
 import collections
-import logging
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
@@ -29,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from .jsonio import dumps, dumps_text
+from .losses import report_loss
 from .paths import document_file_names, safe_path
 from .schema import validate
 
 __all__ = ["EXTENSION", "encode_session", "is_failed", "session_lines", "write_traces"]
 
-log = logging.getLogger("pchronicle_datasets.traces")
 
 EXTENSION = ".jsonl"
 ROLES = {"system": "system", "user": "user", "agent": "assistant"}
@@ -206,9 +205,9 @@ def encode_session(story: Mapping[str, Any], *, harness: str | None = None) -> s
 
 
 def _warn(lost: collections.Counter, n: int) -> None:
-    if lost:
-        summary = ", ".join(f"{k} ×{v}" for k, v in sorted(lost.items()))
-        log.warning("STS cannot hold these fields of %d document(s); left out: %s", n, summary)
+    """Report what STS could not hold, one loss kind per Storyline field (``n``: the documents written)."""
+    for pointer, count in sorted(lost.items()):
+        report_loss(f"sts_cannot_hold:{pointer}", pointer=pointer, count=count, detail=f"in {n} document(s)")
 
 
 def write_traces(

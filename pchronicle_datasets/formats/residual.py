@@ -26,7 +26,16 @@ from typing import Any
 
 from ..schema import compute_unknown_key_counts, validate
 
-__all__ = ["ENVELOPE_KEY", "Residual", "envelope", "origin", "other_sources", "read_envelope", "source_fields"]
+__all__ = [
+    "ENVELOPE_KEY",
+    "Residual",
+    "envelope",
+    "origin",
+    "other_sources",
+    "read_envelope",
+    "read_extended_envelope",
+    "source_fields",
+]
 
 ENVELOPE_KEY = "_storyline"
 ENVELOPE_VERSION = 1
@@ -50,17 +59,33 @@ def read_envelope(value: Any, reader: str) -> dict[str, Any] | None:
     """The sources of a version-1 envelope, or None when ``value`` is not exactly one (then it is an ordinary
     source value). An envelope holding the reader's own format is not ours to take: that residual is the
     reader's to regenerate, so such a value stays residual as a whole."""
-    if not (isinstance(value, dict) and set(value) == {"version", "unknown_fields"}):
+    members = read_extended_envelope(value, reader, ())
+    return None if members is None or "unknown_fields" not in members else members["unknown_fields"]["sources"]
+
+
+def read_extended_envelope(value: Any, reader: str, extensions: tuple[str, ...]) -> dict[str, Any] | None:
+    """A version-1 envelope that a writer extended with members of its own (``extensions``; then
+    ``unknown_fields`` is optional too): its members, or None when ``value`` is not exactly one. The common
+    members follow ``read_envelope``'s rules; the writer's own reader checks its extensions.
+
+    >>> read_extended_envelope({"version": 1, "fields": {"/x": 1}}, "atif", ("fields", "absent"))
+    {'version': 1, 'fields': {'/x': 1}}
+    """
+    allowed = {"version", "unknown_fields", *extensions}
+    required = {"version"} if extensions else {"version", "unknown_fields"}
+    if not (isinstance(value, dict) and required <= set(value) <= allowed):
         return None
-    version, uf = value["version"], value["unknown_fields"]
+    version = value["version"]
     if type(version) is not int or version != ENVELOPE_VERSION:
         return None  # ``True == 1 == 1.0`` in Python: only the integer 1 is the version
-    if not (isinstance(uf, dict) and set(uf) == {"sources"} and isinstance(uf["sources"], dict)):
-        return None
-    sources = uf["sources"]
-    if reader in sources or not all(isinstance(k, str) and k and _source_entry(v) for k, v in sources.items()):
-        return None
-    return sources
+    if "unknown_fields" in value:
+        uf = value["unknown_fields"]
+        if not (isinstance(uf, dict) and set(uf) == {"sources"} and isinstance(uf["sources"], dict)):
+            return None
+        sources = uf["sources"]
+        if reader in sources or not all(isinstance(k, str) and k and _source_entry(v) for k, v in sources.items()):
+            return None
+    return value
 
 
 def envelope(sources: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -104,16 +129,26 @@ class Residual:
         self.carried.update(sources)
         return True
 
-    def unknown_fields(self) -> dict[str, Any]:
-        own = {"source_document_id": self.document_id or "", "fields": self.fields}
-        return {"sources": {**self.carried, self.fmt: own}}
+    def carry(self, sources: Mapping[str, Any]) -> None:
+        """Carry other formats' residual that the caller took from an extended envelope."""
+        self.carried.update(sources)
 
-    def finish(self, story: dict[str, Any]) -> dict[str, Any]:
+    def unknown_fields(self, *, always: bool = True) -> dict[str, Any] | None:
+        """``/unknown_fields``: the carried sources, then this format's own entry. With ``always=False`` an empty
+        own entry is left out, and None is returned when nothing is kept at all (a format whose documents say
+        residual only when there is some, as ATIF's Storyline readings do)."""
+        sources = dict(self.carried)
+        if always or self.fields:
+            sources[self.fmt] = {"source_document_id": self.document_id or "", "fields": self.fields}
+        return {"sources": sources} if sources or always else None
+
+    def finish(self, story: dict[str, Any], *, always: bool = True) -> dict[str, Any]:
         """Add ``unknown_fields`` and ``unknown_key_counts`` to a document built by a reader and validate it
         (``StorylineError`` when the mapping let through a value Storyline cannot hold: the caller says which
-        source record it was)."""
-        uf = self.unknown_fields()
-        story["unknown_fields"] = uf
-        story["unknown_key_counts"] = compute_unknown_key_counts(uf)
+        source record it was). ``always``: see ``unknown_fields``."""
+        uf = self.unknown_fields(always=always)
+        if uf is not None:
+            story["unknown_fields"] = uf
+            story["unknown_key_counts"] = compute_unknown_key_counts(uf)
         validate(story, document_id=self.document_id, parsed=True)
         return story

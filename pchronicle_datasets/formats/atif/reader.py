@@ -21,13 +21,13 @@ from typing import Any
 from ...errors import FormatError, PchronicleError
 from ...jsonio import json_type
 from ...pointer import join
-from ...schema import compute_unknown_key_counts, is_time, validate
+from ...schema import is_time
+from ..residual import Residual, read_extended_envelope
 from .fields import AGENT, CALL, CALL_REQUIRED, ENVELOPE, HINTS, NAME, ROOT, SCHEMA, STEP, STEP_REQUIRED
 from .tree import put, remove
 
 __all__ = ["envelope_of", "fits", "read_trajectory", "spawn_link"]
 
-_ENVELOPE_KEYS = frozenset(("version", "unknown_fields", "fields", "absent"))
 _HANDLED_ROOT = ("schema_version", "agent", "steps", "subagent_trajectories")
 
 
@@ -89,17 +89,8 @@ def envelope_of(extra: Any) -> dict[str, Any] | None:
     >>> envelope_of({"_storyline": {"version": 2}}) is None
     True
     """
-    env = extra.get(ENVELOPE) if isinstance(extra, dict) else None
-    if (
-        not isinstance(env, dict)
-        or env.get("version") != 1
-        or set(env) - {"version", "unknown_fields", "fields", "absent"}
-    ):
-        return None
-    uf = env.get("unknown_fields", {"sources": {}})
-    if not (isinstance(uf, dict) and set(uf) == {"sources"} and isinstance(uf["sources"], dict)):
-        return None
-    if NAME in uf["sources"] or not isinstance(env.get("fields", {}), dict):
+    env = read_extended_envelope(extra.get(ENVELOPE) if isinstance(extra, dict) else None, NAME, ("fields", "absent"))
+    if env is None or not isinstance(env.get("fields", {}), dict):
         return None
     absent = env.get("absent", [])
     if not (isinstance(absent, list) and all(isinstance(p, str) for p in absent)):
@@ -114,7 +105,7 @@ class _Reader:
         self.document_id = document_id
         self.line = line
         self.at = at
-        self.residual: dict[str, Any] = {}
+        self.kept = Residual(NAME, document_id)
         self.hints: dict[str, Any] = {}
 
     def error(self, pointer: str, reason: str) -> FormatError:
@@ -136,7 +127,7 @@ class _Reader:
                 want = {"int": "an integer", "nestr": "a non-empty string"}.get(entry[1], entry[1])
                 raise self.error(join(base, key), f"ATIF field {key!r} must be {want}, got {json_type(value)}")
             else:
-                self.residual[join(base, key)] = value
+                self.kept.keep(join(base, key), value)
 
     def read(self, value: Any, parent_session: str | None, link: dict) -> list[dict[str, Any]]:
         at = self.at
@@ -207,7 +198,7 @@ class _Reader:
                 if isinstance(calls, list):
                     turn["tool_calls"] = [self.call(c, join(ptr, "tool_calls", j), tcids) for j, c in enumerate(calls)]
                 else:
-                    self.residual[join(ptr, "tool_calls")] = calls
+                    self.kept.keep(join(ptr, "tool_calls"), calls)
             turns.append(turn)
         return turns
 
@@ -229,7 +220,7 @@ class _Reader:
         base = join(self.at, "subagent_trajectories")
         if subs is None or not isinstance(subs, list):
             if "subagent_trajectories" in value:
-                self.residual[base] = subs
+                self.kept.keep(base, subs)
             return [], []
         ids: list[str] = []
         docs: list[dict] = []
@@ -246,12 +237,11 @@ class _Reader:
 
     def finish(self, story: dict, value: dict) -> None:
         """Take the envelope back, add residual and hints, validate."""
-        others: dict[str, Any] = {}
         extra = story.get("extra")
         env = envelope_of(extra)
         if env is not None:
             story["extra"] = {k: v for k, v in extra.items() if k != ENVELOPE}
-            others = env.get("unknown_fields", {}).get("sources", {})
+            self.kept.carry(env.get("unknown_fields", {}).get("sources", {}))
             try:
                 for pointer in env.get("absent", []):
                     remove(story, pointer)
@@ -261,21 +251,15 @@ class _Reader:
                 raise self.error(
                     join(self.at, "extra", ENVELOPE), "the _storyline envelope does not fit this trajectory"
                 ) from None
-        if self.residual:
+        if self.kept.fields:
             self.hints["at"] = self.at
         if self.hints:
             meta = story.setdefault("meta", {})
             if isinstance(meta, dict):
                 meta[HINTS] = {"version": 1, **self.hints}
-        sources = dict(others)
-        if self.residual:
-            sources[NAME] = {"source_document_id": self.document_id or "", "fields": dict(self.residual)}
-        if sources:
-            uf = {"sources": sources}
-            story["unknown_fields"] = uf
-            story["unknown_key_counts"] = compute_unknown_key_counts(uf)
         try:
-            validate(story, document_id=self.document_id, parsed=True)
+            # Residual only when there is some: a Harbor trajectory reads to exactly its shipped Storyline form.
+            self.kept.finish(story, always=False)
         except PchronicleError as exc:
             raise self.error(
                 self.at, f"the trajectory gives no valid Storyline: {exc.reason} at {exc.pointer}"

@@ -18,7 +18,6 @@ and ``unknown_fields`` (other formats' residual) — which the reader takes back
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
@@ -26,7 +25,9 @@ from typing import Any
 import orjson
 
 from ...jsonio import dumps, dumps_text
+from ...losses import report_loss
 from ...schema import validate
+from ..residual import ENVELOPE_VERSION, envelope
 from .fields import (
     AGENT_ONLY,
     ENVELOPE,
@@ -42,7 +43,6 @@ from .tree import put
 
 __all__ = ["encode", "trajectories", "trajectory"]
 
-log = logging.getLogger("pchronicle_datasets.atif")
 
 # Storyline fields with no ATIF slot: carried in the envelope as they are.
 _ROOT_ONLY = ("run", "attempt_id", "task", "prompt", "started_at", "finished_at")
@@ -270,19 +270,13 @@ class _Writer:
 
     def put_residual(self, out: dict) -> None:
         at = self.hints.get("at", "")
-        dropped = 0
         for pointer, value in self.residual.items():
-            if not pointer.startswith(at):
-                dropped += 1
-                continue
             try:
+                if not pointer.startswith(at):
+                    raise ValueError(pointer)
                 put(out, pointer[len(at) :], value)
             except (KeyError, IndexError, ValueError):
-                dropped += 1
-        if dropped:
-            log.warning(
-                "%d atif residual value(s) of session %r fit no place in the trajectory", dropped, self.story["session"]
-            )
+                report_loss("residual_without_place", pointer=pointer, detail=f"session {self.story['session']!r}")
 
     def envelope(self, out: dict) -> None:
         """Put what ATIF cannot hold into ``/extra/_storyline`` (only when there is something)."""
@@ -296,9 +290,8 @@ class _Writer:
         elif type(extra) is not dict or clash:
             self.carry("/extra", self.story["extra"])
             extra = {}
-        env: dict[str, Any] = {"version": 1}
-        if self.others:
-            env["unknown_fields"] = {"sources": self.others}
+        # The shared version-1 envelope (residual.envelope), extended with what ATIF itself cannot hold.
+        env: dict[str, Any] = envelope(self.others) or {"version": ENVELOPE_VERSION}
         if self.fields:
             env["fields"] = self.fields
         if self.absent:
