@@ -29,6 +29,10 @@ log = logging.getLogger("pchronicle_datasets.losses")
 #: What each kind of loss means, for reports and docs.
 KINDS = {
     "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
+    "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
+    "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
+    "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
+    "root_fields_merged": "an envelope root field of a later source file (one root per output, for its first document)",
 }
 
 
