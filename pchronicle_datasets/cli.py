@@ -30,6 +30,7 @@ from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
+from .losses import collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .quarantine import Quarantine, QuarantineError, check_writable, repair
 from .schema import iter_errors
@@ -198,8 +199,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     output = _output(args)
     with output as tmp:
         stories = _stories(args, "converting")
-        message = _write(args, stories, tmp, Path(args.output))
+        with collect_losses() as losses:  # one summary line, not a warning per lossy value
+            message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
+    if losses:
+        print(f"pchronicle-datasets: {args.target} cannot hold everything: {losses.summary()}", file=sys.stderr)
     return 0
 
 

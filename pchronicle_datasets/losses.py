@@ -31,6 +31,10 @@ KINDS = {
     "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
     "sts_cannot_hold": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "residual_without_place": "a residual value of the target's own format that fits nowhere in the edited document",
+    "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
+    "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
+    "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
+    "root_fields_merged": "an envelope root field of a later source file (one root per output, for its first document)",
 }
 
 

@@ -6,6 +6,7 @@ One local[2] session serves the whole module; the module is skipped when pyspark
 
 from __future__ import annotations
 
+import collections
 import gzip
 import json
 import random
@@ -314,8 +315,12 @@ def _records_of(text: str) -> list[bytes]:
 
 @pytest.mark.parametrize("fmt", ["storyline", "openai-msg", "sharegpt"])
 def test_project_formats_are_written_in_part_files(spark, sample_rows, tmp_path, fmt):
-    stories = _stories(sample_rows.collect())
-    written = pcs.write_format(sample_rows.repartition(3), str(tmp_path / "out"), fmt)
+    # Documents that share a session id are renamed by the openai-msg writer within one output file (a counted
+    # loss), so part files and one export name them differently: this test keeps the distinct sessions.
+    counts = collections.Counter(r["session"] for r in sample_rows.select("session").collect())
+    rows = sample_rows.filter(~sample_rows.session.isin([s for s, n in counts.items() if n > 1]))
+    stories = _stories(rows.collect())
+    written = pcs.write_format(rows.repartition(3), str(tmp_path / "out"), fmt)
     assert 1 < len(written) <= 3 and sum(n for _, n in written) == len(stories)
     parts = [Path(f.removeprefix("file:")).read_text() for f, _ in written]
     # Each document's records are its own: together the part files hold what one local export holds.

@@ -12,13 +12,14 @@ datasets builder). ``register(module)`` adds a format at run time; every entry p
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from ..compression import decompress_file
 from ..errors import FormatError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import Format, Record, as_bytes, documents, first_value
+from .base import Format, Record, as_bytes, documents, first_values
 
 __all__ = [
     "convert",
@@ -39,6 +40,8 @@ __all__ = [
 _FORMATS: dict[str, Format] = {}
 _ALIASES: dict[str, str] = {}
 
+#: Detection looks at up to this many of a file's first records (``detect``).
+DETECT_RECORDS = 64
 #: A file whose format is not recognised is one bad record; its bytes are kept in it up to this size.
 WHOLE_FILE_RECORD_LIMIT = 1 << 20
 
@@ -130,23 +133,38 @@ def describe(sample: Any) -> str:
 
 
 def detect(data: bytes, document_id: str | None = None) -> Format:
-    """The format of a file from its (decompressed) content, by the structure of its first record
-    (``base.first_value``); ``FormatError`` saying what the file looks like when no format or more than one
-    claims it."""
-    sample = first_value(data)
-    matches = [m for m in _FORMATS.values() if m.sniff(sample)]
+    """The format of a file from its (decompressed) content, by the structure of its records
+    (``base.first_values``): the first of its first ``DETECT_RECORDS`` records that some format claims decides,
+    so a bad or uninformative first record (a broken row, an empty conversation ``[]``) does not hide the
+    format of the rest; the reader then refuses that record on its own. ``FormatError`` saying what the file
+    looks like when no format claims any of them, or when more than one claims the deciding record.
+
+    >>> detect(b'{"note": "not a row"}\\n{"session_id": "s", "step_id": 1, "messages": []}\\n').NAME
+    'openai-msg'
+    """
+    first: Any = None
+    looked = 0
+    matches: list[Format] = []
+    for looked, sample in enumerate(islice(first_values(data), DETECT_RECORDS), 1):
+        first = sample if looked == 1 else first
+        matches = [m for m in _FORMATS.values() if m.sniff(sample)]
+        if matches:
+            break
     if len(matches) == 1:
         return matches[0]
     tried = ", ".join(sorted(_FORMATS))
     if not matches:
+        more = f" (nor any of the {looked - 1} record(s) after it)" if looked > 1 else ""
         raise FormatError(
-            f"the format of this file is not recognised: it holds {describe(sample)}, which none of {tried} reads; "
-            "name the format with --from (or the load_dataset config) if it is one of them",
+            f"the format of this file is not recognised: it holds {describe(first)}, which none of {tried} "
+            f"reads{more}; name the format with --from (or the load_dataset config) if it is one of them",
             document_id=document_id,
         )
     names = ", ".join(sorted(m.NAME for m in matches))
+    where = f"its record {looked}" if looked > 1 else "its first record"
     raise FormatError(
-        f"the format of this file is ambiguous: it looks like {names} (tried {tried}); name the format instead of auto",
+        f"the format of this file is ambiguous: {where} looks like {names} (tried {tried}); name the format "
+        "instead of auto",
         document_id=document_id,
     )
 

@@ -17,7 +17,17 @@ import orjson
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
 
-__all__ = ["Format", "Record", "as_bytes", "documents", "first_value", "json_lines", "parse_file", "parsed_lines"]
+__all__ = [
+    "Format",
+    "Record",
+    "as_bytes",
+    "documents",
+    "first_value",
+    "first_values",
+    "json_lines",
+    "parse_file",
+    "parsed_lines",
+]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -128,12 +138,7 @@ def documents(records: Iterable[Record]) -> list[dict[str, Any]]:
 
 
 def first_value(data: bytes) -> Any:
-    """The parsed first record of a file, for ``sniff``: the value of its first non-blank line when that is a JSON
-    object or array (JSON Lines, or a one-line file), else the whole text's value (a pretty-printed file), else the
-    first later line that is an object or array; ``None`` when there is none.
-
-    The first line is tried first, so a large JSON Lines file is not parsed whole to be detected. orjson alone
-    decides: detection needs the structure; the reader then parses strictly.
+    """The parsed first record of a file, for ``sniff``: the first of ``first_values``; ``None`` when there is none.
 
     >>> first_value(b'{"a": 1}\\n{"b": 2}\\n')
     {'a': 1}
@@ -141,6 +146,22 @@ def first_value(data: bytes) -> Any:
     [{'role': 'user', 'content': 'hi'}]
     >>> first_value(b"not json") is None
     True
+    """
+    return next(first_values(data), None)
+
+
+def first_values(data: bytes) -> Iterator[Any]:
+    """The parsed first records of a file, in order, for detection: the value of each non-blank line that is a
+    JSON object or array (JSON Lines, or a one-line file), among the first 1,024 lines; when the first non-blank
+    line is not one, the whole text's value instead (a pretty-printed file), if it is one.
+
+    Lines are parsed one by one as they are asked for, so a large JSON Lines file is not parsed whole to be
+    detected. orjson alone decides: detection needs the structure; the reader then parses strictly.
+
+    >>> list(first_values(b'{"a": 1}\\nnot json\\n[]\\n'))
+    [{'a': 1}, []]
+    >>> list(first_values(b'{\\n  "a": 1\\n}\\n'))
+    [{'a': 1}]
     """
     data = as_bytes(data)
     lines = (raw for raw in data.split(b"\n", 1024) if raw and not raw.isspace())
@@ -150,13 +171,13 @@ def first_value(data: bytes) -> Any:
         except orjson.JSONDecodeError:
             value = None
         if isinstance(value, (dict, list)):
-            return value
-        if n == 0:
+            yield value
+        elif n == 0:
             try:
-                return orjson.loads(data)
+                yield orjson.loads(data)
+                return
             except orjson.JSONDecodeError:
                 pass
-    return None
 
 
 def parse_file(data: bytes, document_id: str | None, scan: bool | None = None) -> tuple[bool, Any]:

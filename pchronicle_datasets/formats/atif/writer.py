@@ -316,18 +316,35 @@ def trajectories(stories: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _embedded(pool: list[dict]) -> dict[tuple[int, str], int]:
-    """(parent index, child trajectory id) → child index; each document is embedded once at most."""
+    """(parent index, child trajectory id) → child index; each document is embedded once at most, and never in
+    a document embedded (at any depth) in itself: documents whose ``/parent`` links form a cycle would
+    otherwise all be inside one another, with none left at the top to write them."""
     taken: dict[tuple[int, str], int] = {}
-    used: set[int] = set()
+    inside: dict[int, int] = {}  # child index → the index of the document it is embedded in
     for i, story in enumerate(pool):
         for tid in story.get("children", []):
             for j, s in enumerate(pool):
                 parent = s.get("parent") or {}
-                if j != i and j not in used and s.get("trajectory") == tid and parent.get("psid") == story["session"]:
+                if (
+                    j != i
+                    and j not in inside
+                    and s.get("trajectory") == tid
+                    and parent.get("psid") == story["session"]
+                    and not _within(i, j, inside)
+                ):
                     taken[(i, tid)] = j
-                    used.add(j)
+                    inside[j] = i
                     break
     return taken
+
+
+def _within(i: int, j: int, inside: dict[int, int]) -> bool:
+    """Whether document ``i`` is embedded, at any depth, in document ``j``."""
+    while i in inside:
+        i = inside[i]
+        if i == j:
+            return True
+    return False
 
 
 def _tree(i: int, pool: list[dict], embedded: dict, parent: dict | None = None) -> dict[str, Any]:

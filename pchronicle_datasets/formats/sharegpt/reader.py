@@ -80,7 +80,12 @@ def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, 
 
 def sniff(sample: Any) -> bool:
     """A record (or a JSON array of records) whose ``conversations`` holds ``{"from", "value"}`` turns, or a bare
-    conversation: an array of such turns."""
+    conversation: an array of such turns. One such turn is enough (the others may be malformed: the reader
+    refuses them with their pointer); an empty conversation says nothing, unless it is a record's.
+
+    >>> sniff({"conversations": [{"from": 1}, {"from": "human", "value": "hi"}]}), sniff([])
+    (True, False)
+    """
     if isinstance(sample, list) and sample and isinstance(sample[0], dict) and "conversations" in sample[0]:
         sample = sample[0]
     if isinstance(sample, dict):
@@ -88,8 +93,8 @@ def sniff(sample: Any) -> bool:
         if not isinstance(conv, list):
             return False
         # An empty conversation says nothing of its elements: it is ours unless the record has chat messages.
-        return _is_element(conv[0]) if conv else "messages" not in sample
-    return isinstance(sample, list) and bool(sample) and _is_element(sample[0])
+        return any(_is_element(e) for e in conv) if conv else "messages" not in sample
+    return isinstance(sample, list) and any(_is_element(e) for e in sample)
 
 
 def _is_element(value: Any) -> bool:
