@@ -1,5 +1,5 @@
 """The synthesized writer: rows for a document that did not come from openai-msg (RFC-0009: ``job_id``,
-``agent_id``, ``agent_model``), one row per agent turn with its full history."""
+``agent_id``, ``agent_model``), one row per agent turn with its full history and the request's ``tools``."""
 
 from __future__ import annotations
 
@@ -8,14 +8,24 @@ from typing import Any
 from ...linking import observation_results
 from ..residual import ENVELOPE_KEY, envelope, other_sources
 from .messages import call_message
-from .tables import ENV_STATE_METRICS, ROW_METRICS
+from .tables import ENV_STATE_METRICS, ROW_METRICS, TOOLS_KEY, empty
 
 __all__ = ["synthesize"]
 
 
 def synthesize(story: dict) -> list[dict]:
-    """Rows for a document that did not come from openai-msg: one row per agent turn, full history."""
+    """Rows for a document that did not come from openai-msg: one row per agent turn, full history, and
+    ``/agent/tools`` (when not empty) as every row's ``tools``, as a gateway logs them with every request.
+
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": [
+    ...     {"type": "function", "function": {"name": "ls"}}]}, "turns": [
+    ...     {"id": 1, "src": "user", "msg": "ls?"}, {"id": 2, "src": "agent", "msg": "a.txt"}]}
+    >>> [row] = synthesize(story)
+    >>> list(row), row["tools"][0]["function"]["name"]
+    (['session_id', 'step_id', 'agent_id', 'messages', 'tools', 'response'], 'ls')
+    """
     rows: list[dict] = []
+    tools = story["agent"].get("tools")
     history: list[dict] = []
     step = 0
     carried = envelope(other_sources(story, None))
@@ -70,6 +80,8 @@ def synthesize(story: dict) -> list[dict]:
             if env_state:
                 row["meta_json"] = {"env_state": env_state}
         row["messages"] = list(history)
+        if not empty(tools):
+            row[TOOLS_KEY] = tools
         row["response"] = out
         if step == 1 and carried is not None:
             row[ENVELOPE_KEY] = carried
