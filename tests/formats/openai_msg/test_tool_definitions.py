@@ -14,7 +14,7 @@ import pytest
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
 from tests.formats.openai_msg.boundary import assert_same_source, parse_export
-from tests.formats.openai_msg.helpers import NAME, case, fields, one
+from tests.formats.openai_msg.helpers import NAME, case, fields, one, refused
 
 SAMPLES = Path(__file__).resolve().parents[3] / "pchronicle_datasets" / "samples"
 CASES = [
@@ -117,3 +117,11 @@ def test_inspect_reports_the_values_kept_on_rows(capsys: pytest.CaptureFixture[s
     assert "tool definitions kept as residual (not in /agent/tools): 1" in capsys.readouterr().out
     assert main(["inspect", "--json", str(case("tools_equal_aliases").input_path)]) == 0
     assert json.loads(capsys.readouterr().out)["residual_tools"] == 0
+
+
+def test_tools_nested_deeper_than_json_writers_go_are_refused_with_a_pointer() -> None:
+    first, second = case("tools_equal_aliases").text.splitlines()[:2]
+    deep = "[" * 300 + "]" * 300  # JSON that parses, but deeper than orjson (and Storyline) writes
+    second = json.dumps({**json.loads(second), "tools": "DEEP"}).replace('"DEEP"', deep)
+    err = refused(f"{first}\n{second}\n")
+    assert "nested deeper" in str(err) and err.line == 1, str(err)
