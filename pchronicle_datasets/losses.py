@@ -30,6 +30,8 @@ log = logging.getLogger("pchronicle_datasets.losses")
 KINDS = {
     "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
 }
+# Kinds named by a pattern rather than listed above: ``not in chat: /turns/*/ts`` and ``text in chat: …`` (the
+# chat writer: formats/chat/unwritten.py).
 
 
 @dataclass
@@ -39,8 +41,8 @@ class LossReport:
     counts: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
 
-    def add(self, kind: str, pointer: str = "") -> None:
-        self.counts[kind] += 1
+    def add(self, kind: str, pointer: str = "", count: int = 1) -> None:
+        self.counts[kind] += count
         self.first.setdefault(kind, pointer)
 
     def update(self, other: LossReport) -> None:
@@ -80,11 +82,14 @@ def collect_losses() -> Iterator[LossReport]:
             outer.update(report)
 
 
-def report_loss(kind: str, *, pointer: str = "", detail: str = "") -> None:
-    """Record one lossy write: counted by the active ``collect_losses()``, else logged as a warning."""
+def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 1) -> None:
+    """Record a lossy write: counted by the active ``collect_losses()``, else logged as a warning.
+
+    ``count`` reports that many values of one kind at once (``pointer`` is the first): a writer that loses a
+    field on every turn reports it once per document, so the log outside a collection stays readable."""
     report = _ACTIVE.get()
     if report is not None:
-        report.add(kind, pointer)
+        report.add(kind, pointer, count)
         return
-    what = KINDS.get(kind, kind)
+    what = KINDS.get(kind, kind) + (f" ({count} values)" if count != 1 else "")
     log.warning("lossy write: %s%s%s", what, f" at {pointer}" if pointer else "", f" ({detail})" if detail else "")
