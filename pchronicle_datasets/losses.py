@@ -86,7 +86,13 @@ def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 
     """Record a lossy write: counted by the active ``collect_losses()``, else logged as a warning.
 
     ``count`` reports that many values of one kind at once (``pointer`` is the first): a writer that loses a
-    field on every turn reports it once per document, so the log outside a collection stays readable."""
+    field on every turn reports it once per file, so the log outside a collection stays readable.
+
+    >>> with collect_losses() as report:
+    ...     report_loss("not in chat: /turns/*/ts", pointer="/turns/1/ts", count=20)
+    >>> report.counts["not in chat: /turns/*/ts"]
+    20
+    """
     report = _ACTIVE.get()
     if report is not None:
         report.add(kind, pointer, count)

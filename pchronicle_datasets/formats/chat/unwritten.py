@@ -55,7 +55,16 @@ def unwritten(story: dict[str, Any]) -> Iterator[tuple[str, str]]:
 def report_unwritten(stories: Iterable[dict[str, Any]]) -> None:
     """Count ``unwritten`` of each document in the loss report: one ``report_loss`` per kind for all of them
     (a file of many documents logs one line per kind outside ``collect_losses``), with the first pointer and
-    the session it is in."""
+    the session it is in.
+
+    >>> from pchronicle_datasets.losses import collect_losses
+    >>> turn = {"id": 1, "src": "user", "msg": "hi", "ts": "2026-03-01T10:00:00Z"}
+    >>> stories = [{"session": s, "agent": {"id": "chat"}, "turns": [turn]} for s in ("a", "b")]
+    >>> with collect_losses() as report:
+    ...     report_unwritten(stories)
+    >>> report.summary()
+    '1 kind of loss: not in chat: /turns/*/ts 2 (first at /turns/0/ts)'
+    """
     counts: dict[str, list] = {}
     for story in stories:
         for kind, pointer in unwritten(story):
