@@ -30,6 +30,7 @@ from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
+from .formats.residual import residual_tools
 from .losses import collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .quarantine import Quarantine, QuarantineError, check_writable, repair
@@ -142,6 +143,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         totals["with reasoning"] += any(
             isinstance(t.get("reason"), str) and t["reason"].strip() for t in story["turns"]
         )
+        totals["residual tools"] += residual_tools(story)  # tool definitions beside /agent/tools (#11)
         for entry in compute_tool_stats(story):
             tools[entry["tool"]].update({k: entry[k] for k in ("count", "success", "failure")})
     report = {
@@ -149,6 +151,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "documents_per_format": dict(sorted(formats.items())),
         **{k: totals[k] for k in ("documents", "turns", "tool calls", "with reasoning")},
         "bad_records": sum(bad.values()),
+        "residual_tools": totals["residual tools"],
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
     if args.json:
@@ -161,6 +164,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"turns: {totals['turns']} ({totals['turns'] / docs:.1f} per document)   tool calls: {totals['tool calls']} "
         f"({totals['tool calls'] / docs:.1f} per document)   with reasoning: {totals['with reasoning']}"
     )
+    if totals["residual tools"]:  # e.g. gateway rows whose tools differ from the session's /agent/tools
+        print(f"tool definitions kept as residual (not in /agent/tools): {totals['residual tools']}")
     if tools:
         print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}")
         for name, c in report["tools"].items():

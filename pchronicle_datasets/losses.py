@@ -29,13 +29,17 @@ log = logging.getLogger("pchronicle_datasets.losses")
 #: What each kind of loss means, for reports and docs.
 KINDS = {
     "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
-    "sts_cannot_hold": "a Storyline field the Session Trace Simple Format has no place for, left out",
+    "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
+    "not in chat": "a Storyline field a chat record has no key for, left out",
+    "text in chat": "a Storyline value a chat record holds only as text",
     "residual_without_place": "a residual value of the target's own format that fits nowhere in the edited document",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
     "root_fields_merged": "an envelope root field of a later source file (one root per output, for its first document)",
 }
+# A kind may name the field it is about after a colon (``not in chat: /turns/*/ts``): it is listed by its part
+# before the colon.
 
 
 @dataclass
@@ -87,8 +91,16 @@ def collect_losses() -> Iterator[LossReport]:
 
 
 def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 1) -> None:
-    """Record a lossy write (``count`` of the same kind at once): counted by the active ``collect_losses()``, else
-    logged as a warning."""
+    """Record a lossy write: counted by the active ``collect_losses()``, else logged as a warning.
+
+    ``count`` reports that many values of one kind at once (``pointer`` is the first): a writer that loses a
+    field on every turn reports it once per file, so the log outside a collection stays readable.
+
+    >>> with collect_losses() as report:
+    ...     report_loss("not in chat: /turns/*/ts", pointer="/turns/1/ts", count=20)
+    >>> report.counts["not in chat: /turns/*/ts"]
+    20
+    """
     report = _ACTIVE.get()
     if report is not None:
         report.add(kind, pointer, count)

@@ -207,7 +207,7 @@ def encode_session(story: Mapping[str, Any], *, harness: str | None = None) -> s
 def _warn(lost: collections.Counter, n: int) -> None:
     """Report what STS could not hold, one loss kind per Storyline field (``n``: the documents written)."""
     for pointer, count in sorted(lost.items()):
-        report_loss(f"sts_cannot_hold:{pointer}", pointer=pointer, count=count, detail=f"in {n} document(s)")
+        report_loss(f"not in sts: {pointer}", pointer=pointer, count=count, detail=f"in {n} document(s)")
 
 
 def write_traces(

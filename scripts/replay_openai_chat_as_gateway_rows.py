@@ -9,6 +9,11 @@ Each assistant message of a conversation becomes one row, as an API gateway logs
 the whole history sent with the request, `response` the assistant message returned, and `meta_json`
 carries the gateway's token counts and latencies (deterministic, made up: the conversations came without
 them). `meta_json` is a JSON-encoded string on some rows and an object on others, as real gateways vary.
+
+`tools` is the request's tool definitions, as a gateway logs them with every call: the litellm log's `tools`
+(terminal, str_replace_editor, finish). Both runs were made by the same generator with the same tools
+(OpenHands/software-agent-sdk, tests/fixtures/llm_data/data_generator.py), and every request log of both runs
+in that folder (llm-logs/, nonfncall-llm-logs/ at commit 5e93f74c) holds this very `tools` array.
 """
 
 import json
@@ -16,6 +21,8 @@ import random
 import sys
 from pathlib import Path
 
+# The request log whose `tools` every row carries (see the module docs).
+TOOLS_FROM = "openhands_sdk_litellm_log_deepseek-chat_nonfncall_1757015076.651.json"
 SOURCES = {
     "openhands-fncall": ("openhands_sdk_fncall-llm-message.json", "claude-sonnet-4-20250514"),
     "openhands-nonfncall": ("openhands_sdk_nonfncall-llm-message.json", "deepseek-chat"),
@@ -31,7 +38,7 @@ def conversation(path: Path) -> list[dict]:
     return [*data["messages"], data["response"]["choices"][0]["message"]]
 
 
-def rows_for(name: str, messages: list[dict], model: str, rng: random.Random, t0: int) -> list[dict]:
+def rows_for(name: str, messages: list[dict], tools: list, model: str, rng: random.Random, t0: int) -> list[dict]:
     rows = []
     step = 0
     for i, msg in enumerate(messages):
@@ -62,6 +69,7 @@ def rows_for(name: str, messages: list[dict], model: str, rng: random.Random, t0
                 "created_at": f"2026-11-30T09:{(t0 + step) // 60 % 60:02d}:{(t0 + step) % 60:02d}Z",
                 "env_name": "openhands-workspace",
                 "messages": messages[:i],
+                "tools": tools,
                 "response": msg,
                 "meta_json": json.dumps(meta) if step % 2 else meta,
             }
@@ -74,8 +82,9 @@ def main(src: str, dst: str) -> None:
     out = Path(dst)
     out.mkdir(parents=True, exist_ok=True)
     all_rows = []
+    tools = json.loads((Path(src) / TOOLS_FROM).read_text())["tools"]
     for t0, (name, (filename, model)) in enumerate(SOURCES.items()):
-        all_rows.extend(rows_for(name, conversation(Path(src) / filename), model, rng, t0 * 100))
+        all_rows.extend(rows_for(name, conversation(Path(src) / filename), tools, model, rng, t0 * 100))
     with open(out / "gateway_capture.jsonl", "w") as f:
         for row in all_rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -467,6 +467,14 @@ _GW_VENDOR_KEY = st.sampled_from(["vendor", "x_trace", "cache_hit", "latency_buc
 _GW_ROLE_TEXT = st.text(alphabet="abc xyz", min_size=1, max_size=10)
 
 
+_LS_TOOL = {"type": "function", "function": {"name": "ls", "parameters": {"type": "object", "properties": {}}}}
+_GW_TOOL = st.builds(
+    lambda name, params: {"type": "function", "function": {"name": name, "parameters": params}},
+    st.sampled_from(["cat", "grep", "head"]),
+    st.dictionaries(st.sampled_from(["type", "properties", "required"]), _GW_JSON, max_size=2),
+)
+
+
 def _maybe_string(draw, value):
     return orjson.dumps(value).decode() if draw(st.booleans()) else value
 
@@ -483,6 +491,9 @@ def gateway_sessions(draw, sid: str):
     n_steps = draw(st.integers(1, 4))
     model = draw(st.sampled_from(["gpt-5", "claude-4", "qwen3"]))
     run = draw(st.sampled_from([None, "run-1"]))
+    # The request's tool definitions: mostly the session's own list on every row (as gateways log them),
+    # sometimes spelled as a JSON string, changed, empty or missing on a row.
+    tools = draw(st.lists(_GW_TOOL, min_size=1, max_size=2, unique_by=lambda t: t["function"]["name"]))
     for step in range(1, n_steps + 1):
         new: list[dict] = []
         for cid in pending_calls:
@@ -538,6 +549,14 @@ def gateway_sessions(draw, sid: str):
             row["reward"] = draw(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-5, 5)))
         if draw(st.integers(0, 3)) == 0:
             row[draw(_GW_VENDOR_KEY)] = draw(_GW_JSON)
+        # Last, like the vendor key: export puts residual row keys after the mapped ones (key order is outside
+        # the fidelity boundary), and the round trip property compares documents with their key order.
+        spelling = draw(st.sampled_from(["same", "same", "string", "other", "empty", "absent"]))
+        if spelling == "empty":
+            row["tools"] = draw(st.sampled_from([[], None]))
+        elif spelling != "absent":
+            spelled = {"same": tools, "string": orjson.dumps(tools).decode(), "other": [*tools[:1], _LS_TOOL]}
+            row["tools"] = spelled[spelling]
         rows.append(row)
         # The next request's history: this row's messages and its response, as a client resends them.
         history = [_copy(m) for m in row["messages"]] + [_copy(response)]

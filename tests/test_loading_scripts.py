@@ -36,6 +36,11 @@ def test_gateway_to_sharegpt_writes_the_training_set(tmp_path):
     assert [json.loads(line) for line in lines] == expected
     assert pq.read_table(tmp_path / "out" / "train.parquet").to_pylist() == expected
     assert not (tmp_path / "out" / "quarantine.jsonl").exists()
+    # The sample captures carry the request's tools: every system prompt describes the tools the run calls.
+    for line in lines:
+        system = json.loads(line)["conversations"][0]["value"]
+        listed = json.loads(system[system.index("\n<tools>\n") + 9 : system.rindex("\n</tools>\n")])
+        assert [t["name"] for t in listed] == ["terminal", "str_replace_editor", "finish"]
 
 
 def test_gateway_to_sharegpt_sets_bad_sessions_aside(tmp_path):

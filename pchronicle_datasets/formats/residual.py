@@ -34,6 +34,7 @@ __all__ = [
     "other_sources",
     "read_envelope",
     "read_extended_envelope",
+    "residual_tools",
     "source_fields",
 ]
 
@@ -105,6 +106,23 @@ def other_sources(story: Mapping[str, Any], writer: str | None) -> dict[str, Any
 def source_fields(story: Mapping[str, Any], fmt: str) -> dict[str, Any] | None:
     """``fmt``'s residual entry of a document (``{"source_document_id", "fields"}``), or None."""
     return ((story.get("unknown_fields") or {}).get("sources") or {}).get(fmt)
+
+
+def residual_tools(story: Mapping[str, Any]) -> int:
+    """How many ``tools`` values a document keeps as residual (pointers ending in ``/tools``): tool definitions
+    outside ``/agent/tools``, such as a gateway row whose ``tools`` differ from the session's (``inspect``).
+
+    >>> residual_tools({"unknown_fields": {"sources": {"openai-msg": {"source_document_id": "c.jsonl", "fields": {
+    ...     "/session_steps/3/tools": [{"type": "function"}], "/session_steps/3/vendor": 1}}}}})
+    1
+    """
+    sources = (story.get("unknown_fields") or {}).get("sources") or {}
+    return sum(
+        pointer.rsplit("/", 1)[-1] == "tools"
+        for source in sources.values()
+        if isinstance(source, dict)
+        for pointer in source.get("fields") or {}
+    )
 
 
 class Residual:

@@ -30,13 +30,16 @@ FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "sto
 def expected_format(path: Path) -> str:
     """The format a file is in: its folder's, except Storyline files (``*.storyline.json*``) anywhere, the
     OpenAI message lists given to the reference ShareGPT converter (``sharegpt/*.input.json``) and the
-    LLaMA-Factory demo that is OpenAI-style messages (``tests/data/sharegpt/README.md``)."""
+    LLaMA-Factory demo that is OpenAI-style messages (``tests/data/sharegpt/README.md``) and the reference
+    converter's outputs (``*.reference.json``)."""
     if ".storyline." in path.name or path.parent.name == "validation":
         return "storyline"
     if path.name.endswith(".input.json") and path.parent.name == "sharegpt":
         return "chat"
     if path.name == "llamafactory_reason_tool_use_demo_50.jsonl":
         return "chat"
+    if path.name.endswith(".reference.json"):  # what the reference converter writes: ShareGPT conversations
+        return "sharegpt"
     area = path.relative_to(SAMPLES if SAMPLES in path.parents else DATA).parts[0]
     return FOLDERS[area]
 
@@ -44,7 +47,8 @@ def expected_format(path: Path) -> str:
 def source_files() -> list[Path]:
     """Every shipped sample, every corpus file copied into tests/data and every golden input file."""
     samples = [p for p in SAMPLES.rglob("*.json*") if p.is_file()]
-    data = [p for p in DATA.rglob("*.json*") if p.is_file() and not p.name.endswith(".expected.json")]
+    # Expected outputs that are not trajectories (expected documents, loss reports) are not sources.
+    data = [p for p in DATA.rglob("*.json*") if p.is_file() and not p.name.endswith((".expected.json", ".losses.json"))]
     return sorted(samples) + sorted(data)
 
 

@@ -4,7 +4,8 @@ A document read from a chat file comes back as its source record, equal as JSON:
 ``/meta/chat`` put every message back in its place and spelling, and the residual fills in what the
 mapping did not consume. Any other document is written as ``{"id", "messages", "tools", "model"}`` with the
 messages ``render_messages`` gives (the shape of ``pc.to_messages``), plus other formats' residual in a
-version-1 ``_storyline`` envelope.
+version-1 ``_storyline`` envelope; the Storyline values such a record has no key for (a turn's ``ts``,
+``metrics``, ``/task``…) are counted in the loss report (``unwritten``).
 
 >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
 ...          "turns": [{"id": 1, "src": "user", "msg": "hi"}]}
@@ -24,6 +25,7 @@ from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .forms import SRC_ROLE, write_arguments
 from .reader import HINTS, NAME
 from .render import render_messages
+from .unwritten import report_unwritten
 
 __all__ = ["encode", "record"]
 
@@ -34,19 +36,27 @@ def record(story: dict[str, Any], *, carry_residual: bool = True) -> Any:
     """The JSON value of the chat record for one Storyline document (see the module docs).
 
     ``carry_residual=False`` leaves other formats' residual out (a logged warning counts the values)."""
+    rec, fresh = _record(story, carry_residual=carry_residual)
+    if fresh:
+        report_unwritten([story])
+    return rec
+
+
+def _record(story: dict[str, Any], *, carry_residual: bool = True) -> tuple[Any, bool]:
+    """The record, and whether it was written fresh (not recovered from this format's hints and residual)."""
     validate(story)
     meta = story.get("meta")
     hints = meta.get(HINTS) if isinstance(meta, dict) else None
     source = source_fields(story, NAME)
     if source is not None and isinstance(hints, dict) and hints.get("version") == 1:
         try:
-            return _Recovery(story, hints, source.get("fields") or {}).record()
+            return _Recovery(story, hints, source.get("fields") or {}).record(), False
         except (KeyError, IndexError, TypeError, AttributeError, ValueError, StopIteration) as exc:
             # Hints that do not fit the document (edited after it was read): write it as any other document,
             # carrying this format's residual too, so nothing is dropped.
             log.warning("export hints at /meta/%s do not fit the document (%r); written as a new record", HINTS, exc)
-            return _fresh(story, carry_residual=True)
-    return _fresh(story, carry_residual=carry_residual)
+            return _fresh(story, carry_residual=True), True
+    return _fresh(story, carry_residual=carry_residual), True
 
 
 def _fresh(story: dict[str, Any], *, carry_residual: bool) -> dict[str, Any]:
@@ -181,5 +191,13 @@ def _put(node: Any, tokens: list[str], value: Any) -> Any:
 
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
-    """JSON Lines, one conversation record per document (``record``'s options: ``carry_residual``)."""
-    return b"".join(dumps(record(story, **options)) + b"\n" for story in stories).decode("utf-8")
+    """JSON Lines, one conversation record per document (``record``'s options: ``carry_residual``); what the
+    records of documents from other formats cannot hold is counted once per kind for the whole file."""
+    lines, fresh = [], []
+    for story in stories:
+        rec, is_fresh = _record(story, **options)
+        lines.append(dumps(rec) + b"\n")
+        if is_fresh:
+            fresh.append(story)
+    report_unwritten(fresh)
+    return b"".join(lines).decode("utf-8")

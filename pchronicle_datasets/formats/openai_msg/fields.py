@@ -16,10 +16,13 @@ from .tables import (
     ENV_STATE_METRICS,
     ROW_METRICS,
     RUN_KEYS,
+    TOOLS_KEY,
     TURN_ENV_SOURCES,
     empty,
     env_ok,
     nonempty_str,
+    same_json,
+    tools_value,
 )
 
 if TYPE_CHECKING:
@@ -85,6 +88,8 @@ class RowFields:
             elif key in ("env_name", "dataset_type", "dt", "id"):
                 if not self._env_field(key, value):
                     s.keep(join(base, key), value)
+            elif key == TOOLS_KEY and self._tools_field(value):
+                pass
             elif key == ENVELOPE_KEY and s.kept.take_envelope(value):
                 keys.append(key)  # residual of another format, carried by our own writer
             else:
@@ -102,6 +107,17 @@ class RowFields:
             self.env_delta["state"] = self.state_delta
         if self.env_delta:
             resp["env"] = self.env_delta
+
+    def _tools_field(self, value: Any) -> bool:
+        """Consume a ``tools`` value equal to ``/agent/tools`` (noting a JSON-string spelling); False when it
+        must stay residual (empty, not an array, or other tools than the session's)."""
+        tools, was_string = tools_value(value, scan=self.s.scan)
+        if tools is None or self.s.tools is None or not same_json(tools, self.s.tools):
+            return False
+        self.keys.append(TOOLS_KEY)
+        if was_string:
+            set_form(self.src.hint, TOOLS_KEY, "json-string")
+        return True
 
     def _env_field(self, rel: str, value: Any) -> bool:
         """Route an env-shaped source value; False when it must stay residual."""

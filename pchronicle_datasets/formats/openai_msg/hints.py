@@ -28,7 +28,7 @@ Form = Literal["json-string", "absent", "null", "msg", "residual"] | dict
 class _RowHintRequired(TypedDict):
     r: int  # the row's index in the file ({r} of its pointers)
     step_id: int
-    keys: list[str]  # relative source keys that mapped (consumed), in source order
+    keys: list[str]  # relative source keys that mapped (consumed), in source order (``tools`` among them)
 
 
 class RowHint(_RowHintRequired, total=False):

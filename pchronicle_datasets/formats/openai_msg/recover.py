@@ -9,7 +9,7 @@ from ...jsonio import dumps
 from ...pointer import parse
 from ..residual import ENVELOPE_KEY, envelope, other_sources
 from .messages import call_message, project
-from .tables import ENV_SOURCES, ENV_STATE_METRICS, NAME, ROW_METRICS, RUN_KEYS, TURN_ENV_SOURCES
+from .tables import ENV_SOURCES, ENV_STATE_METRICS, NAME, ROW_METRICS, RUN_KEYS, TOOLS_KEY, TURN_ENV_SOURCES
 
 __all__ = ["Recover"]
 
@@ -113,6 +113,7 @@ class Recover:
             "meta_json/env_state/session_id": self.story["session"],
             "meta_json/env_state/requested_model": model,
             "meta_json/env_state/llm_step_index": step,
+            TOOLS_KEY: self.story["agent"].get("tools"),
             ENVELOPE_KEY: self.carried,
         }
         for key in RUN_KEYS:

@@ -1,5 +1,6 @@
 """One session's rows → one Storyline document: the session-level selections of RFC-0009 (run, agent, model,
-the session-stable ``/task/env``), then each row's turns (``turns``) and fields (``fields``)."""
+the session-stable ``/task/env``) and of the project's reading (the session-stable ``/agent/tools``), then each
+row's turns (``turns``) and fields (``fields``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ...schema import INT64_MAX
 from ..residual import Residual, origin
 from .fields import RowFields
 from .hints import HINTS, RowHint, new_hint
-from .tables import ENV_SOURCES, NAME, RUN_KEYS, env_ok, nonempty_str
+from .tables import ENV_SOURCES, NAME, RUN_KEYS, TOOLS_KEY, env_ok, nonempty_str, tools_value
 from .turns import RowTurns
 
 __all__ = ["Session", "SourceRow"]
@@ -51,6 +52,7 @@ class Session:
         self.call_alias: dict[str, str] = {}  # a source call id → the tcid of its latest call
         self.task_env: dict[str, Any] = {}
         self.task_state: dict[str, Any] = {}
+        self.tools: list | None = None  # /agent/tools: the first row's non-empty tools array, in step order
         self.run: str | None = None
         self.run_key: str | None = None
         self.agent_id = ""
@@ -88,6 +90,7 @@ class Session:
         self.agent_id, self.agent_source = self._select_agent_id(rows)
         agent_model = self._first_model(rows)
         self._select_task_env(rows)
+        self.tools = self._select_tools(rows)
         for key, value in self.root.items():
             self.keep(join("", key), value)
 
@@ -123,6 +126,8 @@ class Session:
         agent: dict[str, Any] = {"id": self.agent_id, "name": self.agent_id}
         if agent_model is not None:
             agent["model"] = agent_model
+        if self.tools is not None:
+            agent["tools"] = self.tools
         story["agent"] = agent
         if self.task_env or self.task_state:
             env = dict(self.task_env)
@@ -221,6 +226,16 @@ class Session:
         if holder is None or parts[-1] not in holder:
             return False, None
         return True, holder[parts[-1]]
+
+    def _select_tools(self, rows: list[SourceRow]) -> list | None:
+        """The session's tool definitions: the first non-empty ``tools`` array in step order (``fields`` consumes
+        the later rows' equal values and keeps a different one as residual on its row)."""
+        for source in rows:
+            if TOOLS_KEY in source.row:
+                tools, _ = tools_value(source.row[TOOLS_KEY], scan=self.scan)
+                if tools is not None:
+                    return tools
+        return None
 
     def _select_task_env(self, rows: list[SourceRow]) -> None:
         for rel, path in ENV_SOURCES:

@@ -1,5 +1,5 @@
 """The synthesized writer: rows for a document that did not come from openai-msg (RFC-0009: ``job_id``,
-``agent_id``, ``agent_model``), one row per agent turn with its full history."""
+``agent_id``, ``agent_model``), one row per agent turn with its full history and the request's ``tools``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ...linking import observation_results
 from ...losses import report_loss
 from ..residual import ENVELOPE_KEY, envelope, other_sources
 from .messages import call_message
-from .tables import ENV_STATE_METRICS, ROW_METRICS, valid_output
+from .tables import ENV_STATE_METRICS, ROW_METRICS, TOOLS_KEY, empty, valid_output
 
 __all__ = ["synthesize"]
 
@@ -123,6 +123,9 @@ class _Synthesis:
             if env_state:
                 row["meta_json"] = {"env_state": env_state}
         row["messages"] = list(self.history)
+        tools = story["agent"].get("tools")
+        if not empty(tools):
+            row[TOOLS_KEY] = tools  # /agent/tools, as a gateway logs the request's tools with every call
         row["response"] = output
         if step == 1 and self.carried is not None:
             row[ENVELOPE_KEY] = self.carried

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ...jsonio import try_loads
 
 __all__ = [
@@ -22,11 +24,14 @@ __all__ = [
     "REASONING_KEYS",
     "ROW_METRICS",
     "RUN_KEYS",
+    "TOOLS_KEY",
     "TURN_ENV_SOURCES",
     "empty",
     "env_ok",
     "nonempty_str",
     "restore_content",
+    "same_json",
+    "tools_value",
     "valid_output",
 ]
 
@@ -82,6 +87,9 @@ TURN_ENV_SOURCES = (
     ("meta_json/env_state/request_id", "request_id"),
 )
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
+# The request's tool definitions, which RFC-0009 does not map: the project reads them as session-stable, like
+# /task/env (docs/formats/openai-msg.md, "Tool definitions").
+TOOLS_KEY = "tools"
 CONTENT_PART_TYPES = frozenset(
     {"text", "image_url", "input_audio", "file", "refusal", "input_text", "output_text", "image", "audio"}
 )
@@ -119,3 +127,36 @@ def env_ok(path: tuple, value: Any) -> bool:
     if value is None or value == "":
         return False
     return type(value) is str if len(path) == 1 else True
+
+
+def tools_value(value: Any, scan: bool = True) -> tuple[Any, bool]:
+    """``(tools, was_string)``: a row's ``tools`` when it is a non-empty array, or a JSON string encoding one
+    (as gateways may spell ``meta_json``); ``(None, False)`` for anything else, which stays residual.
+
+    >>> tools_value([{"type": "function", "function": {"name": "ls"}}])
+    ([{'type': 'function', 'function': {'name': 'ls'}}], False)
+    >>> tools_value('[{"type": "function"}]')
+    ([{'type': 'function'}], True)
+    >>> tools_value([]), tools_value("auto"), tools_value({"type": "function"})
+    ((None, False), (None, False), (None, False))
+    """
+    if isinstance(value, list):
+        return (value, False) if value else (None, False)
+    if type(value) is str and value[:1] == "[":
+        ok, parsed = try_loads(value, scan=scan)
+        if ok and isinstance(parsed, list) and parsed:
+            return parsed, True
+    return None, False
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values, types told apart (``1``, ``1.0`` and ``true`` differ), object key order aside.
+
+    >>> same_json({"a": 1, "b": [1.0]}, {"b": [1.0], "a": 1}), same_json([1], [1.0]), same_json([1], [True])
+    (True, False, False)
+    """
+    option = orjson.OPT_SORT_KEYS
+    try:
+        return orjson.dumps(a, option=option) == orjson.dumps(b, option=option)
+    except orjson.JSONEncodeError:  # nested deeper than JSON writers go: Storyline refuses it later, with its pointer
+        return False

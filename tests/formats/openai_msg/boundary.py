@@ -115,7 +115,7 @@ def _norm_meta(value: Any, row: dict) -> Any:
 def boundary(rows: list, root: dict | None = None) -> dict:
     """Rows as RFC-0009's fidelity boundary sees them.
 
-    Ignored: key order; whitespace inside JSON strings (arguments, meta_json, env_state, content parts);
+    Ignored: key order; whitespace inside JSON strings (arguments, meta_json, env_state, content parts, tools);
     known empty values; ``type: "function"``; what history copies normalise away (issue 3, reading 1);
     an env_state metric shadowed by the row-level one. Everything else must come back.
     """
@@ -147,6 +147,8 @@ def boundary(rows: list, root: dict | None = None) -> dict:
                 value = _norm_message(value)
             elif key == "meta_json":
                 value = _norm_meta(value, r)
+            elif key == "tools":
+                value = _json_string(value, kinds=(list,))  # tool definitions spelled as a JSON string
             norm[key] = value
         out.append(norm)
     return {"root": root or {}, "rows": out}

@@ -63,3 +63,4 @@ def test_synthesized_rows_read_back_to_the_same_turns(rows):
         got = [(t["src"], t["msg"], [(c["fn"], c["args"]) for c in t.get("tool_calls", [])]) for t in back[0]["turns"]]
         want = [(t["src"], t["msg"], [(c["fn"], c["args"]) for c in t.get("tool_calls", [])]) for t in story["turns"]]
         assert _tag(got) == _tag(want)
+        assert _tag(back[0]["agent"].get("tools")) == _tag(story["agent"].get("tools"))

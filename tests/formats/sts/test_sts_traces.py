@@ -74,7 +74,7 @@ def test_what_sts_cannot_hold_is_counted(caplog, tmp_path):
     assert "Session Trace Simple Format has no place for" in caplog.text  # logged outside a loss report
     with pc.collect_losses() as report:
         write_traces([_story(task={"result": {"completed": False}}, extra={"k": 1})], tmp_path / "again")
-    assert report.counts["sts_cannot_hold:/task"] == 1 and report.first["sts_cannot_hold:/extra"] == "/extra"
+    assert report.counts["not in sts: /task"] == 1 and report.first["not in sts: /extra"] == "/extra"
 
 
 def test_completed_and_failed_are_separate_folders(tmp_path):
