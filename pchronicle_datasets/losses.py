@@ -105,8 +105,9 @@ def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 
     if report is not None:
         report.add(kind, pointer, count)
         return
-    what = KINDS.get(kind.split(":", 1)[0], kind)
-    times = f" ×{count}" if count != 1 else ""
+    # A kind that names its field reads by itself ("not in chat: /turns/*/ts"); a plain one by its description.
+    what = kind if ":" in kind else KINDS.get(kind, kind)
+    times = f" ({count} values)" if count != 1 else ""
     log.warning(
         "lossy write: %s%s%s%s", what, times, f" at {pointer}" if pointer else "", f" ({detail})" if detail else ""
     )
