@@ -72,7 +72,10 @@ def test_id_keys_tried_in_order_and_fallback_session():
 def test_roles_developer_is_not_folded_into_system():
     story = _doc("basic_record.input.jsonl")
     assert [t["src"] for t in story["turns"]] == ["system", "developer", "user", "agent", "agent"]
-    assert pc.to_messages(story)["messages"][1] == {"role": "developer", "content": "Answer in English."}
+    assert pc.to_messages(story, arguments="object")["messages"][1] == {
+        "role": "developer",
+        "content": "Answer in English.",
+    }
 
 
 def test_tools_model_and_record_fields():
@@ -115,7 +118,11 @@ def test_parallel_calls_answered_out_of_order_keep_their_links():
         {"content": "notes", "source_call_id": "c_B"},
         {"content": "sunny", "source_call_id": "c_A"},
     ]
-    tools = [(m["name"], m["tool_call_id"]) for m in pc.to_messages(story)["messages"] if m["role"] == "tool"]
+    tools = [
+        (m["name"], m["tool_call_id"])
+        for m in pc.to_messages(story, arguments="object")["messages"]
+        if m["role"] == "tool"
+    ]
     assert tools == [("read_file", "c_B"), ("web_search", "c_A")]  # c_C has no result: none invented
 
 
@@ -123,7 +130,7 @@ def test_legacy_function_call():
     story = _doc("legacy_function_call.input.json")
     assert story["turns"][1]["tool_calls"] == [{"tcid": "call-1-fc", "fn": "search", "args": {"q": "x"}}]
     assert story["turns"][1]["observation"]["results"] == [{"content": "found", "source_call_id": "call-1-fc"}]
-    messages = pc.to_messages(story)["messages"]
+    messages = pc.to_messages(story, arguments="object")["messages"]
     assert messages[1]["tool_calls"][0]["function"] == {"name": "search", "arguments": {"q": "x"}}
     assert messages[2] == {"role": "tool", "name": "search", "tool_call_id": "call-1-fc", "content": "found"}
 
@@ -153,12 +160,14 @@ def test_results_matching_no_call_are_kept_in_place():
     ]
     assert o1["unknown_fields"]["sources"]["chat"]["fields"]["/messages/0"]["content"] == "before anything"
     tools = [
-        (m["tool_call_id"], m["name"], m["content"]) for m in pc.to_messages(o1)["messages"] if m["role"] == "tool"
+        (m["tool_call_id"], m["name"], m["content"])
+        for m in pc.to_messages(o1, arguments="object")["messages"]
+        if m["role"] == "tool"
     ]
     # named by position among the turn's calls (the rule every writer shares), "unknown" past the end
     assert tools == [("k1", "run", "ran"), ("nobody", "run", "stray result"), ("", "unknown", "no id at all")]
     # a result on a turn without any call before it is written by to_messages right after that turn
-    assert pc.to_messages(o2)["messages"][2] == {
+    assert pc.to_messages(o2, arguments="object")["messages"][2] == {
         "role": "tool",
         "name": "unknown",
         "tool_call_id": "x9",
@@ -169,7 +178,7 @@ def test_results_matching_no_call_are_kept_in_place():
 def test_missing_results_are_not_invented():
     story = _doc("orphan_results.input.jsonl", 2)
     assert "observation" not in story["turns"][1]
-    assert [m["role"] for m in pc.to_messages(story)["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in pc.to_messages(story, arguments="object")["messages"]] == ["user", "assistant"]
 
 
 def test_content_parts_keep_their_json_value():
@@ -182,7 +191,7 @@ def test_content_parts_keep_their_json_value():
     assert story["turns"][3]["observation"]["results"] == [
         {"content": [{"type": "tool_output", "value": "7.0685834705770345"}]}
     ]
-    assert pc.to_messages(story)["messages"][1]["content"] == "A cat."
+    assert pc.to_messages(story, arguments="object")["messages"][1]["content"] == "A cat."
 
 
 def test_arguments_forms():

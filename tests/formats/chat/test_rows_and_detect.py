@@ -78,7 +78,7 @@ def test_writer_for_other_formats_gives_the_to_messages_shape():
     stories = pc.into_storyline("openai-msg", sample.read_bytes(), document_id="gateway_capture.jsonl")
     records = written_records(pc.from_storyline("chat", stories))
     for story, record in zip(stories, records, strict=True):
-        rendered = pc.to_messages(story, keep_invalid_args=True)
+        rendered = pc.to_messages(story, keep_invalid_args=True, arguments="object")
         assert record["messages"] == rendered["messages"] and record["tools"] == rendered["tools"]
         assert record["id"] == story["session"]
         assert record["_storyline"]["unknown_fields"]["sources"] == story["unknown_fields"]["sources"]

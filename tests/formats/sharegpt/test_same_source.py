@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from pchronicle_datasets.formats.sharegpt import conversation
 from tests.formats.sharegpt.helpers import (
     EMPTY,
     SYSTEM_NO_TOOLS,
@@ -18,7 +19,6 @@ from tests.formats.sharegpt.helpers import (
     T,
     assert_same,
     call_block,
-    conv,
     jline,
     load,
     read,
@@ -143,7 +143,7 @@ def test_same_source_an_extra_response_whose_id_names_an_earlier_call():
         ]
     }
     [story] = read(jline(record))
-    first_tool = conv(story)[2]
+    first_tool = conversation(story)[2]  # the rendering (to_sharegpt gives this record back exactly)
     assert first_tool == T(response_block("call_A", "ls", "1")), "a result of the second turn moved to the first"
     assert_same(same_source(record), record)
 
