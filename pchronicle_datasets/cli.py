@@ -30,6 +30,7 @@ from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
+from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .quarantine import Quarantine, QuarantineError, check_writable, repair
 from .schema import iter_errors
@@ -196,11 +197,21 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
         return spark_convert(args)
     output = _output(args)
-    with output as tmp:
+    with output as tmp, collect_losses() as losses:
         stories = _stories(args, "converting")
         message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
+    _print_losses(losses)
     return 0
+
+
+def _print_losses(losses: LossReport) -> None:
+    """The loss report of a command (``losses.py``): what the target could not hold, by kind, with the first
+    pointer of each and what it means; nothing when nothing was lost."""
+    if losses:
+        print(f"losses: {losses.summary()}", file=sys.stderr)
+        for line in losses.explain():
+            print(f"  {line}", file=sys.stderr)
 
 
 def _write(args: argparse.Namespace, stories: list[dict[str, Any]], tmp: Path, out: Path) -> str:
@@ -234,22 +245,26 @@ def cmd_push(args: argparse.Namespace) -> int:
     from datasets import Dataset
 
     from .hub import push_to_hub
+    from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
     from .training import to_messages, to_sharegpt
 
     stories = _stories(args, "reading")
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"
     layout = {"traces": "traces", "rows+traces": "both"}.get(args.to, "parquet")
-    if layout != "parquet":
-        conversion = f"{args.source} → Storyline → agent traces (STS)"
-    elif args.to != "rows":
-        fn = to_sharegpt if args.to == "sharegpt" else to_messages
-        ds = ds.map(fn, remove_columns=ds.column_names, desc=f"to_{args.to}")
-        conversion = f"{args.source} → {fn.__name__}"
-    info = push_to_hub(
-        ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
-    )
+    with collect_losses() as losses:
+        if layout != "parquet":
+            conversion = f"{args.source} → Storyline → agent traces (STS)"
+        elif args.to != "rows":
+            fn = to_sharegpt if args.to == "sharegpt" else to_messages
+            features = SHAREGPT_FEATURES if args.to == "sharegpt" else MESSAGES_FEATURES
+            ds = ds.map(fn, remove_columns=ds.column_names, features=features, desc=f"to_{args.to}")
+            conversion = f"{args.source} → {fn.__name__}"
+        info = push_to_hub(
+            ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
+        )
     print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
+    _print_losses(losses)
     return 0
 
 

@@ -232,6 +232,7 @@ _TRAINING_VIEW = [
 
 _ROW_TURN_KEYS = frozenset(name for name, _ in _TURN)
 _ROW_KEYS = frozenset(name for name, _ in _DOCUMENT)
+_ROW_JSON_KEYS = tuple(name for name, kind in _DOCUMENT if kind is J)
 
 
 def is_row(example: Mapping[str, Any]) -> bool:
@@ -239,6 +240,9 @@ def is_row(example: Mapping[str, Any]) -> bool:
     if "num_turns" in example or "tool_stats" in example:
         return True
     if not example.keys() >= _ROW_KEYS:
+        return False
+    # A document that spells every optional field has every key too: in a row, JSON values are text.
+    if any(not isinstance(example[name], (str, type(None))) for name in _ROW_JSON_KEYS):
         return False
     turns = example.get("turns") or []
     return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS

@@ -105,8 +105,9 @@ def render_messages(
             result = message_text(content, f"{ptr}/observation")
             messages.append({"role": "tool", "name": name, "tool_call_id": shown.get(cid, cid), "content": result})
         for k, content in loose.get(t, ()):
-            if content is None:
-                report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
+            if content is None or content == "":  # nothing to show (a subagent reference, say)
+                if content is None:
+                    report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
                 continue
             messages.append({"role": "user", "content": message_text(content, f"{ptr}/observation/results/{k}")})
     if folded:

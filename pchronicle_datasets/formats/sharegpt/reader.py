@@ -11,6 +11,7 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ...jsonio import dumps, json_type, try_loads
+from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
 from ..base import Record, as_bytes, documents, parse_file
@@ -110,6 +111,7 @@ class _Reader:
         self.used: set[str] = set()
         self.tool_elements: list[str] = []
         self.system = "none"
+        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -145,6 +147,8 @@ class _Reader:
         if self.envelope:
             self.keys.append(ENVELOPE_KEY)
         story["meta"] = {HINTS: make_hints(bare=bare, system=self.system, keys=self.keys)}
+        if self.source_ids:
+            story["meta"][SOURCE_CALL_IDS] = self.source_ids
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:
@@ -228,21 +232,27 @@ class _Reader:
 
     def _assign_ids(self, turns: list[dict], pending: list) -> None:
         """Call ids from the responses that answer them (deterministic otherwise), then the results."""
+        wanted: dict[int, str] = {}  # id(call) → the source id it could not keep (already used in the document)
         for agent, _, _, links in pending:
             calls = agent.get("tool_calls", [])
             for pick, cid, _ in links:
                 if pick is not None and cid and cid not in self.used:
                     calls[pick]["tcid"] = cid
                     self.used.add(cid)
+                elif pick is not None and cid and calls[pick]["tcid"] != cid:
+                    wanted[id(calls[pick])] = cid
         seen: set[str] = set()
         for turn in turns:
             for call in turn.get("tool_calls") or []:
                 tcid, n = call["tcid"], 1
                 while tcid in seen:
+                    wanted.setdefault(id(call), call["tcid"])
                     n += 1
                     tcid = f"{call['tcid']}-{n}"
                 call["tcid"] = tcid
                 seen.add(tcid)
+                if id(call) in wanted:
+                    self.source_ids[tcid] = wanted[id(call)]  # training outputs show the id the source wrote
         for agent, ptr, value, links in pending:
             calls = agent.get("tool_calls") or []
             results = agent["observation"]["results"]

@@ -288,8 +288,9 @@ def elements(
         if src != "agent" and placed.get(t):
             report_loss("results_dropped", pointer=f"{ptr}/observation")
         for k, content in loose.get(t, ()):
-            if content is None:
-                report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
+            if content is None or content == "":  # nothing to show (a subagent reference, say)
+                if content is None:
+                    report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
                 continue
             out.append({"from": "human", "value": message_text(content, f"{ptr}/observation/results/{k}")})
     return out
