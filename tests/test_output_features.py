@@ -80,7 +80,7 @@ def test_inferred_types_do_not_concatenate_which_is_why_the_features_are_fixed()
         Dataset.from_list([pc.to_messages(s, arguments="object") for s in corpus], on_mixed_types="use_json")
         for corpus in CORPORA
     ]
-    with pytest.raises(ValueError, match="can't be aligned|cannot be aligned|Couldn't cast"):
+    with pytest.raises(ValueError, match=r"can't be aligned|cannot be aligned|Couldn't cast"):
         concatenate_datasets(inferred)
 
 
