@@ -23,7 +23,9 @@ from ..sharegpt.render import message_text, tool_schema, written_arguments
 
 __all__ = ["render_messages", "tool_functions"]
 
-_ROLE = {"user": "user", "agent": "assistant", "developer": "developer"}
+# A turn of source "tool" is tool output that answered no call (ShareGPT's orphan tool elements): like a result
+# that answers no call, it is the next user message.
+_ROLE = {"user": "user", "agent": "assistant", "developer": "developer", "tool": "user"}
 
 
 def tool_functions(story: dict[str, Any]) -> list[dict[str, Any]]:

@@ -244,15 +244,19 @@ def elements(
     empty_think: bool = True,
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    loose: bool = True,
 ) -> list[dict[str, str]]:
     """The elements of ``conversation``; ``inline_system``: every system turn is written where it stands
-    (else the leading ones are replaced by the generated prompt)."""
+    (else the leading ones are replaced by the generated prompt); ``loose``: results that answer no call are
+    ``human`` elements (the same-source writer has none: the reader makes tool output a turn of source ``tool``,
+    written as a ``tool`` element)."""
     out: list[dict[str, str]] = []
     if generated:
         tools = story["agent"].get("tools")
         _checked_tools(tools)
         out.append({"from": "system", "value": system_prompt(tools)})
-    placed, loose = place_results(story)
+    loose_as_user = loose
+    placed, loose_results = place_results(story)
     shown = shown_call_ids(story)
     leading = True  # still in the document's leading system turns (its system prompt)
     for t, turn in enumerate(story["turns"]):
@@ -281,13 +285,15 @@ def elements(
                 out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
         elif src == "system" and leading and not inline_system:
             report_loss("system_replaced", pointer=f"{ptr}/msg")
+        elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
+            out.append({"from": "tool", "value": message_text(turn["msg"], f"{ptr}/msg")})
         else:
             if src not in ("system", "developer"):
                 report_loss("source_renamed", pointer=f"{ptr}/src")
             out.append({"from": "system", "value": message_text(turn["msg"], f"{ptr}/msg")})
         if src != "agent" and placed.get(t):
             report_loss("results_dropped", pointer=f"{ptr}/observation")
-        for k, content in loose.get(t, ()):
+        for k, content in loose_results.get(t, ()) if loose_as_user else ():
             if content is None or content == "":  # nothing to show (a subagent reference, say)
                 if content is None:
                     report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")

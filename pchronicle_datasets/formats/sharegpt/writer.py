@@ -15,6 +15,8 @@ from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .hints import HINTS, NAME, read_hints
+from .llamafactory import DIALECT
+from .llamafactory import elements as lf_elements
 from .render import conversation, elements, jdumps
 
 __all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record", "source_conversation"]
@@ -114,8 +116,17 @@ def source_conversation(story: dict[str, Any]) -> list[dict[str, str]] | None:
 def _conversations(story: dict, hints: dict, fields: dict) -> list[Any]:
     """The source elements: the rendered ones, with the residual's exact values and whole elements put back."""
     bare = bool(hints.get("bare"))
-    with ignore_losses():  # the residual restores every value the rendering could not hold
-        conv = elements(story, generated=hints.get("system") == "generated", inline_system=True, keep_invalid_args=True)
+    if hints.get("dialect") == DIALECT:
+        conv = lf_elements(story, column_system=hints.get("system") == "column")
+    else:
+        with ignore_losses():  # the residual restores every value the rendering could not hold
+            conv = elements(
+                story,
+                generated=hints.get("system") == "generated",
+                inline_system=True,
+                keep_invalid_args=True,
+                loose=False,
+            )
     # Elements kept whole (residual) go back to their positions; the generated ones fill the others in order.
     kept = {int(parse(p)[0 if bare else 1]): v for p, v in fields.items() if _is_element(p, bare)}
     generated = iter(conv)
@@ -150,6 +161,10 @@ def _recover(story: dict, hints: dict, fields: dict) -> Any:
             rec[key] = (story.get("final_metrics") or {}).get(key)
         elif key == "toolsets_used":
             rec[key] = agent_extra.get(key)
+        elif key == "system":  # LLaMA-Factory's system key: the first turn
+            rec[key] = story["turns"][0]["msg"]
+        elif key == "tools":  # LLaMA-Factory's tools key: a JSON string
+            rec[key] = jdumps(story["agent"]["tools"])
         elif key == "metadata":
             rec.setdefault("metadata", {})
         elif key == ENVELOPE_KEY:

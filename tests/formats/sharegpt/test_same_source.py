@@ -32,7 +32,20 @@ IRREGULAR: dict[str, Any] = {
         "conversations": [{"from": "function_call", "value": "x"}, {"from": "observation", "value": "y"}, H("q")]
     },
     "extra element keys": {"conversations": [{"from": "human", "value": "hi", "weight": 0}, {**G("yo"), "loss": 1.0}]},
-    "not elements": {"conversations": [{"from": "gpt"}, {"value": "x"}, "str", None, 5, [H("nested")]]},
+    "role aliases": {"conversations": [{"from": "user", "value": "hi"}, {"from": "assistant", "value": "yo"}]},
+    "llamafactory dialect": {
+        "conversations": [
+            H("2+3?"),
+            {"from": "function_call", "value": '{"name": "add", "arguments": {"a": 2, "b": 3}}'},
+            {"from": "observation", "value": "5"},
+            {"from": "observation", "value": "answers nothing"},
+            {"from": "function_call", "value": '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]'},
+            {"from": "observation", "value": '{"r": 1}'},
+            G("It is 5."),
+        ],
+        "tools": '[{"name": "add", "description": "", "parameters": {}}]',
+        "system": "Be brief.",
+    },
     "mislabelled name": {
         "conversations": [G(EMPTY + call_block("ls", {"p": 1})), T(response_block("c9", "wrong", "x"))]
     },
