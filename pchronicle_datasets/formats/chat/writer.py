@@ -112,7 +112,7 @@ class _Recovery:
         return self._result_message(self.turns[t]["observation"]["results"][o], hint)
 
     def _turn_message(self, turn: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": SRC_ROLE[turn["src"]]}
+        msg: dict[str, Any] = {"role": SRC_ROLE.get(turn["src"], turn["src"])}  # a role of its own: as spelled
         content = hint.get("content")
         if hint.get("refusal"):
             msg["refusal"] = turn["msg"]
@@ -120,7 +120,7 @@ class _Recovery:
                 msg["content"] = None if content == "null" else ""
         elif content != "absent":
             msg["content"] = turn["msg"]
-        if "reason" in turn:
+        if "reason" in turn and hint.get("reason") != "parts":  # typed parts: the content (residual) holds it
             msg[hint.get("reason", "reasoning_content")] = turn["reason"]
         calls = iter(turn.get("tool_calls") or ())
         if "a" in hint:

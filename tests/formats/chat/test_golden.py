@@ -154,11 +154,13 @@ def test_refusal():
 
 def test_results_matching_no_call_are_kept_in_place():
     o1, o2 = _doc("orphan_results.input.jsonl"), _doc("orphan_results.input.jsonl", 1)
-    assert o1["turns"][1]["observation"]["results"][1:] == [
+    assert o1["turns"][2]["observation"]["results"][1:] == [
         {"content": "stray result", "source_call_id": "nobody"},
         {"content": "no id at all"},
     ]
-    assert o1["unknown_fields"]["sources"]["chat"]["fields"]["/messages/0"]["content"] == "before anything"
+    # a result before any assistant message is a turn of its own (issue 12: never a residual-only message)
+    assert o1["turns"][0] == {"id": 1, "src": "tool", "msg": "before anything"}
+    assert pc.to_messages(o1, arguments="object")["messages"][0] == {"role": "user", "content": "before anything"}
     tools = [
         (m["tool_call_id"], m["name"], m["content"])
         for m in pc.to_messages(o1, arguments="object")["messages"]
@@ -187,7 +189,10 @@ def test_content_parts_keep_their_json_value():
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
     }
-    assert "tool_calls" not in story["turns"][3]  # tool-call parts are not turned into calls
+    # LLaMA-Factory's typed parts are read (issue 12): text, reasoning and tool calls; other parts stay as they are
+    assert story["turns"][2]["msg"] == "Compute the area."
+    assert story["turns"][3]["reason"] == "Use pi r^2."
+    assert story["turns"][3]["tool_calls"] == [{"tcid": "call-3-p0", "fn": "circle_area", "args": {"radius": 1.5}}]
     assert story["turns"][3]["observation"]["results"] == [
         {"content": [{"type": "tool_output", "value": "7.0685834705770345"}]}
     ]
@@ -215,16 +220,22 @@ def test_renamed_duplicate_ids_link_their_results():
     assert story["turns"][2]["observation"]["results"] == [{"content": "second", "source_call_id": "call-3-0"}]
 
 
-def test_values_that_are_not_messages_or_calls_are_kept_whole():
-    fields = _doc("kept_whole.input.jsonl")["unknown_fields"]["sources"]["chat"]["fields"]
-    assert set(fields) == {
-        "/messages/1",
-        "/messages/2",
-        "/messages/3",
-        "/messages/4/tool_calls/1",
-        "/messages/4/tool_calls/2",
-        "/messages/4/function_call",
+def test_values_that_are_not_calls_are_kept_whole_and_other_roles_are_turns():
+    story = _doc("kept_whole.input.jsonl")
+    assert set(story["unknown_fields"]["sources"]["chat"]["fields"]) == {
+        "/messages/2/tool_calls/1",
+        "/messages/2/tool_calls/2",
+        "/messages/2/function_call",
     }
+    assert story["turns"][1] == {"id": 2, "src": "ipython", "msg": "42"}  # a role of its own: a turn of that source
+
+
+@pytest.mark.parametrize("bad", ['"not a message"', '{"content": "no role"}', "3"])
+def test_a_value_that_is_not_a_message_is_an_error_naming_its_pointer(bad):
+    text = '{"messages": [{"role": "user", "content": "x"}, ' + bad + "]}"
+    with pytest.raises(pc.FormatError) as err:
+        pc.into_storyline("chat", text, document_id="bad.jsonl")
+    assert err.value.pointer == "/messages/1" and "a message is an object with a string role" in str(err.value)
 
 
 def test_litellm_response_is_the_last_assistant_turn():
