@@ -63,10 +63,11 @@ def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
     whole = parsed
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
+        # Errors name the record by its pointer in the file (/3/conversations/0): a whole file has no record lines.
         for i, value in enumerate(whole):
-            yield _record(value, dumps(value), document_id, i + 1, i + 1)
+            yield _record(value, dumps(value), document_id, None, i + 1, prefix=f"/{i}")
         return
-    yield _record(whole, data, document_id, 1, 1)
+    yield _record(whole, data, document_id, None if b"\n" in data.strip() else 1, 1)
 
 
 def _array_of_records(whole: list, data: bytes) -> bool:
@@ -80,12 +81,15 @@ def _array_of_records(whole: list, data: bytes) -> bool:
     return any(records) and b"\n" in data.strip()
 
 
-def _record(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> Record:
+def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, prefix: str = "") -> Record:
     """``index``: the record's 1-based place among the file's records (it names the session; blank lines are
-    not records, so export, which writes none, gives back the same name)."""
+    not records, so export, which writes none, gives back the same name); ``prefix``: the record's pointer in
+    a whole file (``/3``), before the pointers of its errors."""
     try:
         story = _Reader(value, document_id, line, index).build()
     except PchronicleError as exc:
+        if prefix:
+            exc = type(exc)(exc.reason, pointer=prefix + exc.pointer, document_id=document_id, line=None)
         return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
     return Record(line, raw, story=story, value=value)
 
@@ -207,7 +211,8 @@ class _Reader:
                 hint = ""
             got = f"an object with keys {', '.join(map(str, list(element)[:6]))}" if isinstance(element, dict) else None
             raise self.error(
-                ptr, f'a conversation element is a {{"from", "value"}} turn, got {got or json_type(element)}{hint}'
+                ptr,
+                f"a conversation element is a turn (an object with from and value), got {got or json_type(element)}{hint}",
             )
         role = element["from"]
         if role not in _ROLES:

@@ -3,10 +3,9 @@ shapes against the other formats' files, the writer for documents of other forma
 
 from __future__ import annotations
 
-import orjson
-
 from importlib.resources import files
 
+import orjson
 import pytest
 from datasets import Dataset
 

@@ -52,7 +52,7 @@ def test_malformed_input(text, pointer, line):
     ("record", "pointer", "words"),
     [
         ({"conversations": [H("ok"), {"role": "user", "content": "hi"}]}, "/conversations/1", "--from chat"),
-        ({"conversations": [{"from": "gpt"}]}, "/conversations/0", 'a {"from", "value"} turn'),
+        ({"conversations": [{"from": "gpt"}]}, "/conversations/0", "an object with from and value"),
         ({"conversations": [H("ok"), "str"]}, "/conversations/1", "got string"),
         ({"conversations": [{"from": "bing", "value": "hi"}]}, "/conversations/0/from", 'role "bing"'),
         ([1, 2, 3], "/0", "got integer"),

@@ -39,7 +39,10 @@ IRREGULAR: dict[str, Any] = {
             {"from": "function_call", "value": '{"name": "add", "arguments": {"a": 2, "b": 3}}'},
             {"from": "observation", "value": "5"},
             {"from": "observation", "value": "answers nothing"},
-            {"from": "function_call", "value": '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]'},
+            {
+                "from": "function_call",
+                "value": '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]',
+            },
             {"from": "observation", "value": '{"r": 1}'},
             G("It is 5."),
         ],
