@@ -212,7 +212,8 @@ class _Reader:
             got = f"an object with keys {', '.join(map(str, list(element)[:6]))}" if isinstance(element, dict) else None
             raise self.error(
                 ptr,
-                f"a conversation element is a turn (an object with from and value), got {got or json_type(element)}{hint}",
+                "a conversation element is a turn (an object with from and value), "
+                f"got {got or json_type(element)}{hint}",
             )
         role = element["from"]
         if role not in _ROLES:
