@@ -44,6 +44,7 @@ KINDS = {
     "tool_calls_dropped": "tool calls on a turn that is not the agent's, left out",
     "results_dropped": "tool results answering calls on a turn that is not the agent's, left out",
     "tool_definition_dropped": "an /agent/tools entry that is not a function schema, left out of the tools",
+    "residual_dropped": "an ATIF residual value of an edited document that fits no place in the trajectory",
 }
 
 

@@ -18,7 +18,6 @@ and ``unknown_fields`` (other formats' residual) — which the reader takes back
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import orjson
 
 from ...jsonio import dumps, dumps_text
+from ...losses import report_loss
 from ...schema import validate
 from .fields import (
     AGENT_ONLY,
@@ -42,7 +42,6 @@ from .tree import put
 
 __all__ = ["encode", "trajectories", "trajectory"]
 
-log = logging.getLogger("pchronicle_datasets.atif")
 
 # Storyline fields with no ATIF slot: carried in the envelope as they are.
 _ROOT_ONLY = ("run", "attempt_id", "task", "prompt", "started_at", "finished_at")
@@ -270,19 +269,14 @@ class _Writer:
 
     def put_residual(self, out: dict) -> None:
         at = self.hints.get("at", "")
-        dropped = 0
         for pointer, value in self.residual.items():
-            if not pointer.startswith(at):
-                dropped += 1
-                continue
             try:
+                if not pointer.startswith(at):
+                    raise KeyError(pointer)
                 put(out, pointer[len(at) :], value)
             except (KeyError, IndexError, ValueError):
-                dropped += 1
-        if dropped:
-            log.warning(
-                "%d atif residual value(s) of session %r fit no place in the trajectory", dropped, self.story["session"]
-            )
+                # the loss report counts it (a logged warning outside one): never silent
+                report_loss("residual_dropped", pointer=pointer, detail=f"session {self.story['session']!r}")
 
     def envelope(self, out: dict) -> None:
         """Put what ATIF cannot hold into ``/extra/_storyline`` (only when there is something)."""
