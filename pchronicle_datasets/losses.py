@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from .errors import FormatError
 
-__all__ = ["KINDS", "LossReport", "active_report", "collect_losses", "ignore_losses", "report_loss"]
+__all__ = ["KINDS", "LossReport", "active_report", "collect_losses", "for_document", "ignore_losses", "report_loss"]
 
 log = logging.getLogger("pchronicle_datasets.losses")
 
@@ -36,8 +36,6 @@ KINDS = {
     "(keep_invalid_args=True keeps the string)",
     "content_flattened": "a message that is not text (images, audio, other content parts, JSON values) "
     "written as text: text parts joined, other parts as their JSON",
-    "system_replaced": "the document's system prompt replaced by the generated tools prompt "
-    "(to_sharegpt(keep_system_prompt=True) keeps it)",
     "source_renamed": "a turn whose src has no role in the target (a custom source), written as a system message",
     "result_without_content": "a result that answers no tool call and holds null, left out (nothing to show)",
     "reasoning_dropped": "reasoning the target has no place for (a reason on a turn that is not the agent's)",
@@ -121,6 +119,23 @@ class LossReport:
 
 
 _ACTIVE: ContextVar[LossReport | None] = ContextVar("pchronicle_losses", default=None)
+_DOCUMENT: ContextVar[str] = ContextVar("pchronicle_loss_document", default="")
+
+
+@contextmanager
+def for_document(name: str) -> Iterator[None]:
+    """Losses reported inside the block are of the document ``name`` (a writer names each document it writes).
+
+    >>> with collect_losses() as report, for_document("run.jsonl#2"):
+    ...     report_loss("content_flattened", pointer="/turns/1/msg")
+    >>> report.first_document
+    {'content_flattened': 'run.jsonl#2'}
+    """
+    token = _DOCUMENT.set(name)
+    try:
+        yield
+    finally:
+        _DOCUMENT.reset(token)
 
 
 def active_report() -> LossReport | None:
@@ -158,8 +173,10 @@ def ignore_losses() -> Iterator[None]:
 def report_loss(kind: str, *, pointer: str = "", detail: str = "") -> None:
     """Record one lossy write: counted by the active ``collect_losses()``, else logged as a warning."""
     report = active_report()
+    document = _DOCUMENT.get()
     if report is not None:
-        report.add(kind, pointer)
+        report.add(kind, pointer, document)
         return
     what = KINDS.get(kind, kind)
-    log.warning("lossy write: %s%s%s", what, f" at {pointer}" if pointer else "", f" ({detail})" if detail else "")
+    where = (f" at {pointer}" if pointer else "") + (f" of {document}" if document else "")
+    log.warning("lossy write: %s%s%s", what, where, f" ({detail})" if detail else "")

@@ -148,7 +148,8 @@ def test_to_sharegpt_writes_developer_later_system_and_custom_turns_as_system():
         ("system", "Context compacted."),
         ("system", "Looks fine."),
     ]
-    assert report.first == {"system_replaced": "/turns/0/msg", "source_renamed": "/turns/5/src"}
+    # the leading system prompt is replaced by the generated one (the seed's rule, not a loss)
+    assert report.first == {"source_renamed": "/turns/5/src"}
     kept = [c["value"] for c in pc.to_sharegpt(CODEX, keep_system_prompt=True)["conversations"]]
     assert kept[:2] == ["You are Codex.", "Use the sandbox."]
 
@@ -258,3 +259,25 @@ def test_incomplete_conversations_are_named_before_and_after_the_map():
         mapped = ds.map(fn, remove_columns=ds.column_names, **extra)
         assert [pc.incomplete(r) for r in mapped] == want
         assert mapped.filter(lambda ex: pc.incomplete(ex) is None).num_rows == 1
+
+
+# ------------------------------------------------------------------------------------------------ the CLI
+
+
+def test_cli_convert_and_push_print_the_loss_report(tmp_path, monkeypatch, capsys):
+    from pchronicle_datasets.cli import main
+    from tests.hub_fake import fake_hub
+
+    src = tmp_path / "lossy.storyline.jsonl"
+    src.write_text(pc.from_storyline("storyline", [LOSSY]))
+    assert main(["convert", str(src), "--to", "sharegpt", "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "losses: 2 kinds of loss: content_flattened 1 (first at /turns/0/msg of s)" in err
+    assert "invalid_arguments: tool-call arguments that are not JSON" in err
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    with fake_hub() as fake:
+        assert main(["push", str(src), "--repo", "org/x", "--to", "messages", "--token", "hf_test_token"]) == 0
+    err = capsys.readouterr().err
+    assert "losses: 2 kinds of loss" in err and "to_messages over" not in err  # the CLI collects: no log line
+    assert "data/train-00000-of-00001.parquet" in fake.files

@@ -18,6 +18,7 @@ import logging
 from typing import Any
 
 from ...jsonio import dumps
+from ...losses import for_document
 from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
@@ -182,4 +183,8 @@ def _put(node: Any, tokens: list[str], value: Any) -> Any:
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """JSON Lines, one conversation record per document (``record``'s options: ``carry_residual``)."""
-    return b"".join(dumps(record(story, **options)) + b"\n" for story in stories).decode("utf-8")
+    out = []
+    for story in stories:
+        with for_document(story["session"]):  # the loss report names the document of each loss
+            out.append(dumps(record(story, **options)) + b"\n")
+    return b"".join(out).decode("utf-8")

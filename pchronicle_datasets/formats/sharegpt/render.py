@@ -213,7 +213,7 @@ def conversation(
     """The ShareGPT ``[{"from", "value"}]`` of a Storyline document (see the module docs).
 
     By default the system prompt is generated from ``/agent/tools`` and replaces the document's own (its leading
-    system turns, a counted loss ``system_replaced``); ``keep_system_prompt=True`` writes the system turns
+    system turns: the seed's rule, not a loss); ``keep_system_prompt=True`` writes the system turns
     instead (the generated prompt only when there is none). Later system turns, ``developer`` turns and turns of
     other sources are ``system`` elements where they stand; a result that answers no tool call is a ``human``
     element after its turn.
@@ -284,7 +284,7 @@ def elements(
             if turn.get("tool_calls") and placed.get(t):
                 out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
         elif src == "system" and leading and not inline_system:
-            report_loss("system_replaced", pointer=f"{ptr}/msg")
+            pass  # the seed's rule: the system message is generated at save time, not taken from the dialogue
         elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
             out.append({"from": "tool", "value": message_text(turn["msg"], f"{ptr}/msg")})
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ...losses import ignore_losses
+from ...losses import for_document, ignore_losses
 from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
@@ -206,7 +206,11 @@ def _is_element(pointer: str, bare: bool) -> bool:
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """One JSON Lines record per document, written as the reference writes JSON (``ensure_ascii=False``)."""
-    return "".join(jdumps(record(story, **options)) + "\n" for story in stories)
+    out = []
+    for story in stories:
+        with for_document(story["session"]):  # the loss report names the document of each loss
+            out.append(jdumps(record(story, **options)) + "\n")
+    return "".join(out)
 
 
 def encode_folder(stories: list[dict[str, Any]], **options: Any) -> dict[str, str]:
