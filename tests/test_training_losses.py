@@ -281,3 +281,15 @@ def test_cli_convert_and_push_print_the_loss_report(tmp_path, monkeypatch, capsy
     err = capsys.readouterr().err
     assert "losses: 2 kinds of loss" in err and "to_messages over" not in err  # the CLI collects: no log line
     assert "data/train-00000-of-00001.parquet" in fake.files
+
+
+def test_messages_a_reader_kept_whole_are_counted_as_omitted_turns():
+    """RFC-0009 makes turns of system/user/assistant context messages only: a developer message (a Codex
+    session's) and a tool message without an id stay residual. No output can show them: they are counted."""
+    path = Path(__file__).parent / "data" / "openai_msg" / "admitted_context.input.jsonl"
+    [story] = pc.into_storyline("openai-msg", path.read_bytes(), document_id="ctx.jsonl")
+    for example in (story, pc.story_to_row(story)):
+        with pc.collect_losses() as report:
+            pc.to_messages(example)
+        assert report.counts == {"turn_omitted": 2}
+        assert report.first["turn_omitted"] == "/unknown_key_counts/openai-msg/~1session_steps~1*~1messages~1*"
