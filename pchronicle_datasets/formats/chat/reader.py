@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ...jsonio import dumps, json_type, try_loads
+from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import Record, as_bytes, documents, parse_file
 from ..residual import ENVELOPE_KEY, Residual, origin
@@ -152,6 +153,7 @@ class _Reader:
         self.used: set[str] = set()  # tcids so far (unique in the document)
         self.by_id: dict[str, list[tuple[int, dict]]] = {}  # source call id → [(turn index, call)]
         self.answered: set[str] = set()  # tcids that have a result
+        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
         self.legacy: list[tuple[int, dict]] = []  # legacy function_call calls (turn index, call), in order
         self.last_agent: int | None = None  # the index of the latest assistant turn
 
@@ -192,6 +194,8 @@ class _Reader:
         story["agent"] = agent
         story["turns"] = self.turns
         story["meta"] = {HINTS: hints}
+        if self.source_ids:
+            story["meta"][SOURCE_CALL_IDS] = self.source_ids
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:
@@ -343,6 +347,8 @@ class _Reader:
             n += 1
             tcid = f"{generated}-{n}"
         self.used.add(tcid)
+        if isinstance(wanted, str) and wanted:
+            self.source_ids[tcid] = wanted  # a reused id: training outputs show the one the source wrote
         return tcid, True
 
     def _arguments(self, ptr: str, fn: dict) -> tuple[Any, str]:

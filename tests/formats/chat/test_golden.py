@@ -218,6 +218,11 @@ def test_renamed_duplicate_ids_link_their_results():
     story = _doc("renamed_ids.input.jsonl")
     assert [c["tcid"] for c in story["turns"][2]["tool_calls"]] == ["call-3-0", "call-3-1", "call-3-2"]
     assert story["turns"][2]["observation"]["results"] == [{"content": "second", "source_call_id": "call-3-0"}]
+    # the training outputs show the id the source wrote (issue 12)
+    assert story["meta"]["source_call_ids"] == {"call-3-0": "call_0"}
+    messages = pc.to_messages(story, arguments="object")["messages"]
+    assert [c["id"] for c in messages[3]["tool_calls"]] == ["call_0", "call-3-1", "call-3-2"]
+    assert messages[4]["tool_call_id"] == "call_0"
 
 
 def test_values_that_are_not_calls_are_kept_whole_and_other_roles_are_turns():
