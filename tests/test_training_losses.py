@@ -10,9 +10,11 @@ from pathlib import Path
 import orjson
 import pytest
 from datasets import Dataset
+from hypothesis import HealthCheck, given, settings
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats.sharegpt import conversation
+from tests.strategies import sharegpt_records
 
 DATA = Path(__file__).parent / "data" / "sharegpt"
 ATIF = Path(__file__).parent / "data" / "atif"
@@ -293,3 +295,20 @@ def test_messages_a_reader_kept_whole_are_counted_as_omitted_turns():
             pc.to_messages(example)
         assert report.counts == {"turn_omitted": 2}
         assert report.first["turn_omitted"] == "/unknown_key_counts/openai-msg/~1session_steps~1*~1messages~1*"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sharegpt_records)
+def test_to_sharegpt_gives_back_any_reference_conversation(record):
+    """For any ShareGPT record of the reference agent's roles, the training output is its conversation, also
+    from a dataset row; the same holds for LLaMA-Factory's dialect through the same-source writer."""
+    line = orjson.dumps(record)
+    [story] = pc.into_storyline("sharegpt", line, document_id="g.jsonl")
+    conv = record["conversations"] if isinstance(record, dict) else record
+    regular = all(e["from"] in ("system", "human", "gpt", "tool") and isinstance(e["value"], str) for e in conv)
+    with pc.collect_losses():
+        out = pc.to_sharegpt(story)["conversations"]
+        from_row = pc.to_sharegpt(pc.story_to_row(story))["conversations"]
+    assert out == from_row
+    if regular and all(set(e) == {"from", "value"} for e in conv):
+        assert out == conv
