@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     conversion = f"load_dataset('pchronicle', '{args.format}')"
     if args.to != "rows":
         fn = pc.to_sharegpt if args.to == "sharegpt" else pc.to_messages
-        ds = ds.map(fn, remove_columns=ds.column_names, desc=fn.__name__)
+        features = pc.SHAREGPT_FEATURES if args.to == "sharegpt" else pc.MESSAGES_FEATURES  # fixed: docs/training.md
+        ds = ds.map(fn, remove_columns=ds.column_names, features=features, desc=fn.__name__)
         conversion += f" → {fn.__name__}"
     if args.dry_run:
         written = write_hub_folder(ds, args.dry_run, repo_id=args.repo, conversion=conversion)

@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         cache_dir=args.cache_dir,
     )
     train = ds.map(
-        pc.to_sharegpt, fn_kwargs={"drop_copied": args.drop_copied}, remove_columns=ds.column_names, desc="to_sharegpt"
+        pc.to_sharegpt,
+        fn_kwargs={"drop_copied": args.drop_copied},
+        remove_columns=ds.column_names,
+        features=pc.SHAREGPT_FEATURES,
+        desc="to_sharegpt",
     )
     with open(out / "train.jsonl", "w", encoding="utf-8") as f:
         for row in train:

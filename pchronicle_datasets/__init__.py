@@ -20,6 +20,7 @@ from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows
 from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
 from .losses import LossReport, collect_losses
+from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages, encode_messages
 from .schema import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
@@ -30,12 +31,14 @@ from .schema import (
     turn_kind,
     validate,
 )
-from .training import to_messages, to_sharegpt
+from .training import incomplete, to_messages, to_sharegpt
 
 register()  # load_dataset("pchronicle", …) finds the builder once the package is imported
 
 __all__ = [
+    "MESSAGES_FEATURES",
     "SCHEMA_VERSION",
+    "SHAREGPT_FEATURES",
     "STORYLINE_FEATURES",
     "BadRecordError",
     "FormatError",
@@ -46,12 +49,15 @@ __all__ = [
     "compute_tool_stats",
     "compute_unknown_key_counts",
     "convert",
+    "decode_messages",
     "derive_kind",
     "effective_env",
     "effective_prompt",
+    "encode_messages",
     "format_names",
     "from_messages",
     "from_storyline",
+    "incomplete",
     "into_storyline",
     "iter_errors",
     "push_to_hub",

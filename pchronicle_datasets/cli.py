@@ -31,7 +31,7 @@ from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
-from .losses import collect_losses
+from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .quarantine import Quarantine, QuarantineError, check_writable, repair
 from .schema import iter_errors
@@ -126,14 +126,56 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+_INDEX = re.compile(r"(?<=/)\d+(?=/|$)")
+
+
+def _reason_key(error: Exception) -> tuple[str, str]:
+    """What groups bad records: the error's pointer with array indices as ``*`` and its reason with quoted
+    values as ``…`` (``/conversations/*``, ``the ShareGPT reader does not know the role "…"``)."""
+    pointer = getattr(error, "pointer", "") or ""
+    reason = getattr(error, "reason", str(error))
+    return _INDEX.sub("*", pointer), _QUOTED.sub('"…"', reason)
+
+
+class _BadByReason:
+    """Bad records grouped by reason: a count and the first file, line and pointer of each reason."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def add(self, path: str, rec: Record) -> None:
+        err = rec.error
+        key = _reason_key(err)  # type: ignore[arg-type]
+        group = self.groups.get(key)
+        if group is None:
+            line = getattr(err, "line", None) if getattr(err, "line", None) is not None else rec.line
+            first = {"file": path, "line": line, "pointer": getattr(err, "pointer", "")}
+            group = self.groups[key] = {"reason": key[1], "pointer": key[0], "count": 0, "first": first}
+        group["count"] += 1
+
+    def report(self) -> list[dict[str, Any]]:
+        return sorted(self.groups.values(), key=lambda g: -g["count"])
+
+    def lines(self) -> list[str]:
+        out = []
+        for g in self.report():
+            first = g["first"]
+            where = first["file"] + (f" line {first['line']}" if first["line"] is not None else "")
+            where += f" at {first['pointer'] or '(root)'}"
+            out.append(f"{g['count']:>6}  {g['pointer'] or '(root)'}: {g['reason']}  (first: {where})")
+        return out
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     formats: collections.Counter = collections.Counter()
-    bad: collections.Counter = collections.Counter()
+    bad = _BadByReason()
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
     for path, rec in _records(args.inputs, args.source, "inspecting"):
         if rec.error is not None:
-            bad[path] += 1
+            totals["bad"] += 1
+            bad.add(path, rec)
             continue
         story = rec.story
         formats[(story.get("origin") or {}).get("format", "storyline")] += 1
@@ -150,13 +192,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "files": len(args.inputs),
         "documents_per_format": dict(sorted(formats.items())),
         **{k: totals[k] for k in ("documents", "turns", "tool calls", "with reasoning")},
-        "bad_records": sum(bad.values()),
+        "bad_records": totals["bad"],
+        "bad_records_by_reason": bad.report(),
         "residual_tools": totals["residual tools"],
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
+    status = 1 if totals["bad"] else 0  # like validate: any bad record fails the command
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
-        return 0
+        return status
     print(f"files: {report['files']}   documents: {totals['documents']}   bad records: {report['bad_records']}")
     print("documents per source format: " + ", ".join(f"{k} {v}" for k, v in report["documents_per_format"].items()))
     docs = max(1, totals["documents"])
@@ -170,7 +214,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}")
         for name, c in report["tools"].items():
             print(f"{name:<32}{c.get('count', 0):>8}{c.get('success', 0):>9}{c.get('failure', 0):>9}")
-    return 0
+    if totals["bad"]:
+        print("bad records by reason (count, reason, first occurrence):")
+        for line in bad.lines():
+            print(line)
+    return status
 
 
 _DATASET_FILE = re.compile(r"(data-\d{5}-of-\d{5}\.arrow|dataset_info\.json|state\.json)")
@@ -202,14 +250,21 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
         return spark_convert(args)
     output = _output(args)
-    with output as tmp:
+    with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
         stories = _stories(args, "converting")
-        with collect_losses() as losses:  # one summary line, not a warning per lossy value
-            message = _write(args, stories, tmp, Path(args.output))
+        message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
-    if losses:
-        print(f"pchronicle-datasets: {args.target} cannot hold everything: {losses.summary()}", file=sys.stderr)
+    _print_losses(losses)
     return 0
+
+
+def _print_losses(losses: LossReport) -> None:
+    """The loss report of a command (``losses.py``): what the target could not hold, by kind, with the first
+    pointer of each and what it means; nothing when nothing was lost."""
+    if losses:
+        print(f"losses: {losses.summary()}", file=sys.stderr)
+        for line in losses.explain():
+            print(f"  {line}", file=sys.stderr)
 
 
 def _write(args: argparse.Namespace, stories: list[dict[str, Any]], tmp: Path, out: Path) -> str:
@@ -243,22 +298,26 @@ def cmd_push(args: argparse.Namespace) -> int:
     from datasets import Dataset
 
     from .hub import push_to_hub
+    from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
     from .training import to_messages, to_sharegpt
 
     stories = _stories(args, "reading")
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"
     layout = {"traces": "traces", "rows+traces": "both"}.get(args.to, "parquet")
-    if layout != "parquet":
-        conversion = f"{args.source} → Storyline → agent traces (STS)"
-    elif args.to != "rows":
-        fn = to_sharegpt if args.to == "sharegpt" else to_messages
-        ds = ds.map(fn, remove_columns=ds.column_names, desc=f"to_{args.to}")
-        conversion = f"{args.source} → {fn.__name__}"
-    info = push_to_hub(
-        ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
-    )
+    with collect_losses() as losses:
+        if layout != "parquet":
+            conversion = f"{args.source} → Storyline → agent traces (STS)"
+        elif args.to != "rows":
+            fn = to_sharegpt if args.to == "sharegpt" else to_messages
+            features = SHAREGPT_FEATURES if args.to == "sharegpt" else MESSAGES_FEATURES
+            ds = ds.map(fn, remove_columns=ds.column_names, features=features, desc=f"to_{args.to}")
+            conversion = f"{args.source} → {fn.__name__}"
+        info = push_to_hub(
+            ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
+        )
     print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
+    _print_losses(losses)
     return 0
 
 
@@ -297,7 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     v = _command(sub, "validate", "report every error of every input, with its file, line and pointer")
     _add_reading(v, policy=False)
     v.set_defaults(func=cmd_validate)
-    i = _command(sub, "inspect", "counts per format, turns, tool calls and tool usage")
+    i = _command(
+        sub, "inspect", "counts per format, turns, tool calls, tool usage and bad records by reason (exit 1 if any)"
+    )
     _add_reading(i, policy=False)
     i.add_argument("--json", action="store_true", help="print the report as JSON")
     i.set_defaults(func=cmd_inspect)

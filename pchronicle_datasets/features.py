@@ -210,6 +210,7 @@ def _decode(row: Mapping[str, Any], cols: list) -> dict[str, Any]:
 # (metrics, residual, meta…), which is most of a row's bytes for gateway captures.
 _TRAINING_VIEW = [
     ("session", S),
+    ("origin", [("format", S)]),
     ("agent", [("id", S), ("model", S), ("tools", J)]),
     (
         "turns",
@@ -231,6 +232,7 @@ _TRAINING_VIEW = [
 
 _ROW_TURN_KEYS = frozenset(name for name, _ in _TURN)
 _ROW_KEYS = frozenset(name for name, _ in _DOCUMENT)
+_ROW_JSON_KEYS = tuple(name for name, kind in _DOCUMENT if kind is J)
 
 
 def is_row(example: Mapping[str, Any]) -> bool:
@@ -238,6 +240,9 @@ def is_row(example: Mapping[str, Any]) -> bool:
     if "num_turns" in example or "tool_stats" in example:
         return True
     if not example.keys() >= _ROW_KEYS:
+        return False
+    # A document that spells every optional field has every key too: in a row, JSON values are text.
+    if any(not isinstance(example[name], (str, type(None))) for name in _ROW_JSON_KEYS):
         return False
     turns = example.get("turns") or []
     return bool(turns) and isinstance(turns[0], Mapping) and turns[0].keys() >= _ROW_TURN_KEYS
@@ -282,6 +287,16 @@ def _locate(row: Any, cols: list, pointer: str) -> str | None:
 def training_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a row's document that ``to_sharegpt``/``to_messages`` read (not a whole document)."""
     return _decode(row, _TRAINING_VIEW)
+
+
+def decode_columns(row: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """The document fields ``names`` (top-level columns) of a row, decoded; absent (null) ones left out.
+
+    >>> decode_columns({"meta": '{"a":1.0}', "unknown_fields": None}, ["meta", "unknown_fields"])
+    {'meta': {'a': 1.0}}
+    """
+    wanted = set(names)
+    return _decode(row, [(name, kind) for name, kind in _DOCUMENT if name in wanted])
 
 
 def row_to_story(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The loss report: every lossy write (a value a target cannot hold exactly) is counted by kind, in one place.
 
-Writers call ``report_loss(kind, pointer=…, detail=…)``. Inside ``collect_losses()`` the losses are counted in
-the ``LossReport`` it yields, for the caller to read, log once or turn into an error; outside one, each loss is
-logged as a warning, so no loss is ever silent.
+Writers and the training map functions call ``report_loss(kind, pointer=…, detail=…)``. Inside
+``collect_losses()`` the losses are counted in the ``LossReport`` it yields, for the caller to read, log once
+or turn into an error (``raise_first``); outside one, each loss is logged as a warning, so no loss is ever
+silent. ``map_losses`` groups the losses of a ``ds.map`` call into one summary.
 
 >>> with collect_losses() as report:
 ...     report_loss("invalid_arguments", pointer="/turns/0/tool_calls/0/args", detail="'{not json'")
@@ -16,23 +17,46 @@ logged as a warning, so no loss is ever silent.
 from __future__ import annotations
 
 import logging
+import os
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-__all__ = ["LossReport", "collect_losses", "report_loss"]
+from .errors import FormatError
+
+__all__ = [
+    "KINDS",
+    "LossReport",
+    "active_report",
+    "collect_losses",
+    "describe",
+    "for_document",
+    "ignore_losses",
+    "report_loss",
+]
 
 log = logging.getLogger("pchronicle_datasets.losses")
 
-#: What each kind of loss means, for reports and docs.
+#: What each kind of loss means, and what to do about it, for reports and docs (docs/training.md).
 KINDS = {
-    "invalid_arguments": "tool-call arguments that are not JSON, written as {} (as the ShareGPT seed says)",
+    "invalid_arguments": "tool-call arguments that are not JSON, written as {} as the ShareGPT seed says "
+    "(keep_invalid_args=True keeps the string)",
+    "content_flattened": "a message that is not text (images, audio, other content parts, JSON values) "
+    "written as text: text parts joined, other parts as their JSON",
+    "source_renamed": "a turn whose src has no role in the target (a custom source), written as a system message",
+    "result_without_content": "a result that answers no tool call and holds null, left out (nothing to show)",
+    "reasoning_dropped": "reasoning the target has no place for (a reason on a turn that is not the agent's)",
+    "tool_calls_dropped": "tool calls on a turn that is not the agent's, left out",
+    "results_dropped": "tool results answering calls on a turn that is not the agent's, left out",
+    "tool_definition_dropped": "an /agent/tools entry that is not a function schema, left out of the tools",
+    "turn_omitted": "a source message a reader kept whole as residual (RFC-0009 makes turns of some roles "
+    "only), so no training output shows it",
+    "residual_dropped": "an ATIF residual value of an edited document that fits no place in the trajectory",
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "not in chat": "a Storyline field a chat record has no key for, left out",
     "text in chat": "a Storyline value a chat record holds only as text",
-    "residual_without_place": "a residual value of the target's own format that fits nowhere in the edited document",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
@@ -42,44 +66,120 @@ KINDS = {
 # before the colon.
 
 
+def describe(kind: str) -> str:
+    """What a kind of loss means (``KINDS``, by the part before a colon).
+
+    >>> describe("not in chat: /turns/*/ts")
+    'a Storyline field a chat record has no key for, left out (/turns/*/ts)'
+    """
+    base, _, field = kind.partition(":")
+    what = KINDS.get(base, kind)
+    return f"{what} ({field.strip()})" if field and base in KINDS else what
+
+
 @dataclass
 class LossReport:
-    """Counts of lossy writes by kind, with the pointer of the first of each kind."""
+    """Counts of lossy writes by kind, with the pointer (and the document, when known) of the first of each.
+
+    >>> report = LossReport()
+    >>> report.add("content_flattened", "/turns/1/msg")
+    >>> report.raise_first(document_id="run.jsonl#3")
+    Traceback (most recent call last):
+    ...
+    pchronicle_datasets.errors.FormatError: /turns/1/msg: lossy write (content_flattened): ...
+    """
 
     counts: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
+    first_document: dict[str, str] = field(default_factory=dict)
+    #: the process that made the report: a worker forked by ``ds.map(num_proc=…)`` inherits the caller's
+    #: collector, whose counts it could never send back, so there it is not the active one (``active_report``).
+    pid: int = field(default_factory=os.getpid)
 
-    def add(self, kind: str, pointer: str = "", count: int = 1) -> None:
+    def add(self, kind: str, pointer: str = "", document: str = "", count: int = 1) -> None:
         self.counts[kind] += count
-        self.first.setdefault(kind, pointer)
+        if kind not in self.first:
+            self.first[kind] = pointer
+            if document:
+                self.first_document[kind] = document
 
-    def update(self, other: LossReport) -> None:
+    def update(self, other: LossReport, document: str = "") -> None:
+        """Add ``other``'s counts; ``document`` names the document they came from when ``other`` does not."""
         for kind, n in other.counts.items():
             self.counts[kind] += n
-            self.first.setdefault(kind, other.first.get(kind, ""))
+            if kind not in self.first:
+                self.first[kind] = other.first.get(kind, "")
+                doc = other.first_document.get(kind) or document
+                if doc:
+                    self.first_document[kind] = doc
 
     def __bool__(self) -> bool:
         return bool(self.counts)
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def _where(self, kind: str) -> str:
+        pointer, doc = self.first.get(kind), self.first_document.get(kind)
+        if not pointer and not doc:
+            return ""
+        return " (first at " + (pointer or "(root)") + (f" of {doc}" if doc else "") + ")"
 
     def summary(self) -> str:
         """One line: each kind with its count and first pointer."""
         if not self.counts:
             return "no loss"
-        parts = [
-            f"{kind} {n}" + (f" (first at {self.first[kind]})" if self.first.get(kind) else "")
-            for kind, n in sorted(self.counts.items())
-        ]
+        parts = [f"{kind} {n}{self._where(kind)}" for kind, n in sorted(self.counts.items())]
         kinds = len(self.counts)
         return f"{kinds} kind{'s' if kinds > 1 else ''} of loss: " + ", ".join(parts)
 
+    def explain(self) -> list[str]:
+        """One line per kind: what it means and what to do (``KINDS``)."""
+        return [f"{kind}: {describe(kind)}" for kind in sorted(self.counts)]
+
+    def raise_first(self, document_id: str | None = None) -> None:
+        """Raise ``FormatError`` with the pointer of the first loss (of the first kind reported), if any."""
+        if not self.counts:
+            return
+        kind = next(iter(self.counts))
+        raise FormatError(
+            f"lossy write ({kind}): {describe(kind)}",
+            pointer=self.first.get(kind, ""),
+            document_id=self.first_document.get(kind) or document_id,
+        )
+
 
 _ACTIVE: ContextVar[LossReport | None] = ContextVar("pchronicle_losses", default=None)
+_DOCUMENT: ContextVar[str] = ContextVar("pchronicle_loss_document", default="")
 
 
 @contextmanager
-def collect_losses() -> Iterator[LossReport]:
-    """Count the losses of the writes done inside the block (nested blocks also count into the outer one)."""
-    outer = _ACTIVE.get()
+def for_document(name: str) -> Iterator[None]:
+    """Losses reported inside the block are of the document ``name`` (a writer names each document it writes).
+
+    >>> with collect_losses() as report, for_document("run.jsonl#2"):
+    ...     report_loss("content_flattened", pointer="/turns/1/msg")
+    >>> report.first_document
+    {'content_flattened': 'run.jsonl#2'}
+    """
+    token = _DOCUMENT.set(name)
+    try:
+        yield
+    finally:
+        _DOCUMENT.reset(token)
+
+
+def active_report() -> LossReport | None:
+    """The report of the innermost ``collect_losses()`` of this process, or None."""
+    report = _ACTIVE.get()
+    return report if report is not None and report.pid == os.getpid() else None
+
+
+@contextmanager
+def collect_losses(*, propagate: bool = True) -> Iterator[LossReport]:
+    """Count the losses of the writes done inside the block (nested blocks also count into the outer one, unless
+    ``propagate=False``: the caller then passes the report on itself)."""
+    outer = active_report() if propagate else None
     report = LossReport()
     token = _ACTIVE.set(report)
     try:
@@ -88,6 +188,17 @@ def collect_losses() -> Iterator[LossReport]:
         _ACTIVE.reset(token)
         if outer is not None:
             outer.update(report)
+
+
+@contextmanager
+def ignore_losses() -> Iterator[None]:
+    """Writes inside the block lose nothing although they call ``report_loss``: a same-source writer renders
+    values that its residual then replaces with the exact source values."""
+    token = _ACTIVE.set(LossReport())
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
 
 
 def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 1) -> None:
@@ -101,13 +212,13 @@ def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 
     >>> report.counts["not in chat: /turns/*/ts"]
     20
     """
-    report = _ACTIVE.get()
+    report = active_report()
+    document = _DOCUMENT.get()
     if report is not None:
-        report.add(kind, pointer, count)
+        report.add(kind, pointer, document, count)
         return
     # A kind that names its field reads by itself ("not in chat: /turns/*/ts"); a plain one by its description.
     what = kind if ":" in kind else KINDS.get(kind, kind)
     times = f" ({count} values)" if count != 1 else ""
-    log.warning(
-        "lossy write: %s%s%s%s", what, times, f" at {pointer}" if pointer else "", f" ({detail})" if detail else ""
-    )
+    where = (f" at {pointer}" if pointer else "") + (f" of {document}" if document else "")
+    log.warning("lossy write: %s%s%s%s", what, times, where, f" ({detail})" if detail else "")

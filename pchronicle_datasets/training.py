@@ -8,8 +8,11 @@ batch of rows), never change their input, and raise ``FormatError`` with a point
 ...     {"id": 1, "src": "user", "msg": "2+2?"}, {"id": 2, "src": "agent", "msg": "4", "reason": "easy"}]}
 >>> [c["value"] for c in pc.to_sharegpt(story)["conversations"][1:]]
 ['2+2?', '<think>\\neasy\\n</think>\\n4']
->>> pc.to_messages(story)["messages"][1]
+>>> pc.to_messages(story, arguments="object")["messages"][1]
 {'role': 'assistant', 'content': '4', 'reasoning_content': 'easy'}
+
+Losses (what an output cannot hold) go to the loss report: ``pc.collect_losses()`` around the calls, or under
+``ds.map`` one logged summary per map call (``map_losses``); ``strict=True`` raises at the first instead.
 """
 
 from __future__ import annotations
@@ -18,12 +21,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import FormatError
-from .features import is_row, locate_bad_row, row_to_story, training_view
+from .features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
 from .formats.chat.render import render_messages
-from .formats.sharegpt import conversation
+from .formats.sharegpt import NAME as SHAREGPT
+from .formats.sharegpt import conversation, source_conversation
+from .losses import LossReport, collect_losses, report_loss
+from .map_losses import note
+from .output_features import encode_messages
+from .pointer import join
 from .schema import SCHEMA_VERSION, validate
 
-__all__ = ["to_messages", "to_sharegpt"]
+__all__ = ["incomplete", "to_messages", "to_sharegpt"]
 
 
 def _convertible(story: Mapping[str, Any]) -> bool:
@@ -67,6 +75,7 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
     if not is_row(example):
         if not _convertible(example):
             validate(example)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
+        _count_residual_turns(example.get("unknown_key_counts"))
         try:
             return convert(example)  # type: ignore[arg-type]
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
@@ -74,6 +83,14 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
             raise FormatError(f"the document cannot be converted: {exc!r}") from exc
     try:
         view = training_view(example)
+        if (view.get("origin") or {}).get("format") == SHAREGPT:
+            # Same source: the export hints and the residual give back the source conversations exactly.
+            view.update(decode_columns(example, ("meta", "unknown_fields")))
+        elif example.get("meta") is not None and "source_call_ids" in example["meta"]:
+            view.update(decode_columns(example, ("meta",)))
+        counts = example.get("unknown_key_counts")
+        if isinstance(counts, str) and any(f'{p}"' in counts for p in ("messages/*", "conversations/*", '"/*')):
+            _count_residual_turns(decode_columns(example, ("unknown_key_counts",)).get("unknown_key_counts"))
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
         raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}", pointer=locate_bad_row(example)) from None
     if type(view.get("session")) is not str or not view["session"]:
@@ -85,14 +102,60 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
         raise FormatError(f"the row cannot be converted: {exc!r}") from exc
 
 
-def _batched(fn: Callable[..., dict[str, Any]], batch: Mapping[str, list], **options: Any) -> dict[str, list]:
-    size = len(next(iter(batch.values()))) if batch else 0
-    out: dict[str, list] = {}
+#: Residual patterns (``unknown_key_counts``) that hold whole source messages: content a reader kept aside
+#: instead of making it a turn (RFC-0009 admits only some roles as turns; earlier versions of the chat and
+#: ShareGPT readers kept odd messages whole). The training outputs cannot show them: each is a counted loss.
+_WHOLE_MESSAGES = {
+    "openai-msg": ("/session_steps/*/messages/*",),
+    "chat": ("/messages/*", "/conversations/*", "/*"),
+    "sharegpt": ("/conversations/*", "/*"),
+}
+
+
+def _count_residual_turns(counts: Any) -> None:
+    """Report the whole messages a document holds as residual (``turn_omitted``), from its key counts."""
+    if not isinstance(counts, Mapping):
+        return
+    for fmt, patterns in _WHOLE_MESSAGES.items():
+        per = counts.get(fmt)
+        if not isinstance(per, Mapping):
+            continue
+        for pattern in patterns:
+            for _ in range(per.get(pattern, 0) if type(per.get(pattern, 0)) is int else 0):
+                report_loss("turn_omitted", pointer=join("/unknown_key_counts", fmt, pattern))
+
+
+def _session(example: Mapping[str, Any]) -> str:
+    session = example.get("session")
+    return session if isinstance(session, str) else ""
+
+
+def _one(example: Mapping[str, Any], convert: Callable, strict: bool) -> tuple[dict[str, Any], LossReport]:
+    """One example converted, with the losses of its conversion; ``strict``: the first loss raises."""
+    with collect_losses(propagate=False) as report:
+        out = _convert(example, convert)
+    if strict:
+        report.raise_first(document_id=_session(example) or None)
+    return out, report
+
+
+def _run(name: str, example: Mapping[str, Any], convert: Callable, strict: bool) -> dict[str, Any]:
+    """The map function ``name`` on one example or a batch; its losses go to the loss report (``map_losses``)."""
+    if not _is_batch(example):
+        out, report = _one(example, convert, strict)
+        note(name, report, document=_session(example))
+        return out
+    size = len(next(iter(example.values()))) if example else 0
+    total = LossReport()
+    batch: dict[str, list] = {}
     for i in range(size):
-        one = fn({k: v[i] for k, v in batch.items()}, **options)
+        row = {k: v[i] for k, v in example.items()}
+        one, report = _one(row, convert, strict)
+        total.update(report, _session(row))
         for key, value in one.items():
-            out.setdefault(key, []).append(value)
-    return out
+            batch.setdefault(key, []).append(value)
+    note(name, total, examples=size)
+    return batch
 
 
 def _is_batch(example: Mapping[str, Any]) -> bool:
@@ -107,20 +170,25 @@ def to_sharegpt(
     empty_think: bool = True,
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    strict: bool = False,
 ) -> dict[str, Any]:
     """``{"conversations": [{"from", "value"}, …]}`` for a Storyline document or dataset row.
 
     The output equals, byte for byte, what the reference agent's converter writes for the same
-    trajectory (``docs/formats/sharegpt.md`` lists the deliberate differences). Options, all off by
+    trajectory (``docs/formats/sharegpt.md`` lists the deliberate differences); a document read from the
+    reference agent's ShareGPT gives back its source ``conversations`` exactly. Options, all off by
     default: keep the source system prompt instead of the generated one, no empty ``<think>`` block, drop
-    copied context turns, keep invalid (string) arguments raw instead of ``{}``.
+    copied context turns, keep invalid (string) arguments raw instead of ``{}``. What the output cannot hold
+    is counted in the loss report (``pc.collect_losses()``; under ``ds.map`` one summary per call is logged);
+    ``strict=True`` raises ``FormatError`` at the first loss instead.
 
     >>> from datasets import Dataset
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
     ...          "turns": [{"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}]}
     >>> ds = Dataset(pc.rows_to_table([pc.story_to_row(story)]))
-    >>> ds.map(pc.to_sharegpt, remove_columns=ds.column_names)[0]["conversations"][2]
+    >>> out = ds.map(pc.to_sharegpt, remove_columns=ds.column_names, features=pc.SHAREGPT_FEATURES)
+    >>> out[0]["conversations"][2]
     {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
     """
     options = {
@@ -129,37 +197,98 @@ def to_sharegpt(
         "drop_copied": drop_copied,
         "keep_invalid_args": keep_invalid_args,
     }
-    if _is_batch(example):
-        return _batched(to_sharegpt, example, **options)
-    return _convert(example, lambda story: {"conversations": conversation(story, **options)})
+    exact = empty_think and not drop_copied and not keep_invalid_args
+
+    def convert(story: dict[str, Any]) -> dict[str, Any]:
+        source = source_conversation(story) if exact else None
+        return {"conversations": source if source is not None else conversation(story, **options)}
+
+    return _run("to_sharegpt", example, convert, strict)
 
 
 def to_messages(
-    example: Mapping[str, Any], *, drop_copied: bool = False, keep_invalid_args: bool = False
+    example: Mapping[str, Any],
+    *,
+    arguments: str = "string",
+    developer: str = "developer",
+    drop_copied: bool = False,
+    keep_invalid_args: bool = False,
+    strict: bool = False,
 ) -> dict[str, Any]:
-    """``{"messages": [...], "tools": [...]}`` in the conversational tool-calling shape of TRL and chat templates.
+    """``{"messages": [...], "tools": ...}`` in the conversational tool-calling shape of TRL and chat templates.
 
-    Roles ``system``/``user``/``assistant``/``tool``; assistant ``tool_calls`` as
-    ``{"id", "type": "function", "function": {"name", "arguments": <object>}}``; ``reasoning_content`` kept;
-    one ``tool`` message (``name``, ``tool_call_id``, text ``content``) per result, right after the turn whose
-    call it answers; ``tools`` as OpenAI function schemas. Every ``content`` is a string. String ``args`` (a
-    source whose arguments were not JSON) become ``{}`` with a counted warning, as in ``to_sharegpt``;
-    ``keep_invalid_args=True`` keeps the string.
+    Roles ``system``/``developer``/``user``/``assistant``/``tool`` (``developer="system"`` folds developer turns
+    into the system message); assistant ``tool_calls`` as ``{"id", "type": "function", "function": {"name",
+    "arguments"}}``; ``reasoning_content`` kept; one ``tool`` message (``name``, ``tool_call_id``, text
+    ``content``) per result, right after the turn whose call it answers; a result that answers no call as the
+    next ``user`` message; ``tools`` as OpenAI function schemas. Every ``content`` is a string.
 
+    ``arguments="string"`` (the default) is the dataset form, exactly ``pc.MESSAGES_FEATURES``: arguments and
+    ``tools`` as JSON text, every key in every message (null where it has none), so outputs of any corpora
+    concatenate and JSON values keep every digit. ``arguments="object"``: arguments as mappings, ``tools`` as a
+    list, keys only where they have a value — what chat templates that write ``arguments | tojson`` take (for
+    direct use; ``pc.decode_messages`` turns a stored row into it). String ``args`` (a source whose arguments
+    were not JSON) become ``{}``, a counted loss, unless ``keep_invalid_args=True``; ``strict=True`` raises
+    ``FormatError`` at the first loss.
+
+    >>> from datasets import Dataset
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": [
     ...     {"name": "ls", "description": "list", "parameters": {"type": "object"}}]}, "turns": [
     ...     {"id": 1, "src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "ls", "args": {"p": "."}}],
     ...      "observation": {"results": [{"source_call_id": "c1", "content": "a.txt"}]}}]}
-    >>> out = pc.to_messages(story)
-    >>> out["messages"][1]
+    >>> ds = Dataset(pc.rows_to_table([pc.story_to_row(story)]))
+    >>> out = ds.map(pc.to_messages, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
+    >>> out[0]["messages"][0]["tool_calls"][0]["function"]
+    {'name': 'ls', 'arguments': '{"p":"."}'}
+    >>> pc.to_messages(story, arguments="object")["messages"][1]
     {'role': 'tool', 'name': 'ls', 'tool_call_id': 'c1', 'content': 'a.txt'}
-    >>> out["tools"][0]["function"]["name"]
-    'ls'
     """
-    if _is_batch(example):
-        return _batched(to_messages, example, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args)
-    # One rendering, shared with the chat writer (formats/chat/render.py).
-    return _convert(
-        example, lambda story: render_messages(story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args)
-    )
+    if arguments not in ("object", "string"):
+        raise ValueError(f'arguments is "object" or "string", got {arguments!r}')
+
+    def convert(story: dict[str, Any]) -> dict[str, Any]:
+        out = render_messages(
+            story,
+            drop_copied=drop_copied,
+            keep_invalid_args=keep_invalid_args,
+            arguments=arguments,
+            developer=developer,
+        )
+        return encode_messages(out) if arguments == "string" else out
+
+    return _run("to_messages", example, convert, strict)
+
+
+def incomplete(example: Mapping[str, Any]) -> str | None:
+    """Why a conversation is incomplete for training, or None: ``"no assistant turn"``, or ``"ends on a tool
+    result"`` (a tool result with no answer after it). Takes a Storyline document or row, a ``to_messages``
+    output (either form) or a ``to_sharegpt`` output, so it works before or after the map:
+    ``train = train.filter(lambda ex: pc.incomplete(ex) is None)``.
+
+    >>> incomplete({"conversations": [{"from": "human", "value": "hi"}]})
+    'no assistant turn'
+    >>> incomplete({"messages": [{"role": "user", "content": "ls"}, {"role": "assistant", "content": "",
+    ...     "tool_calls": [{"id": "c", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    ...     {"role": "tool", "content": "a.txt"}]})
+    'ends on a tool result'
+    """
+    if "messages" in example and "turns" not in example:
+        roles = [m.get("role") for m in example["messages"] or []]
+        agent, tool = "assistant", "tool"
+    elif "conversations" in example:
+        roles = [c.get("from") for c in example["conversations"] or []]
+        agent, tool = "gpt", "tool"
+    else:
+        story = example if not is_row(example) else training_view(example)
+        roles = []
+        for turn in story.get("turns") or []:
+            roles.append(turn.get("src"))
+            if turn.get("observation") or any("result" in c for c in turn.get("tool_calls") or []):
+                roles.append("result")
+        agent, tool = "agent", "result"
+    if agent not in roles:
+        return "no assistant turn"
+    if roles[-1] == tool:
+        return "ends on a tool result"
+    return None

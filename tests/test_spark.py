@@ -271,7 +271,7 @@ def test_to_sharegpt_equals_the_local_map_function(spark, sample_rows):
 def test_to_messages_equals_the_local_map_function(spark, sample_rows):
     rows = [r.asDict(recursive=True) for r in sample_rows.collect()]
     got = [decode_messages(r.asDict(recursive=True)) for r in pcs.to_messages(sample_rows).collect()]
-    assert got == [pc.to_messages(row) for row in rows]
+    assert got == [pc.to_messages(row, arguments="object") for row in rows]
     assert any(out["tools"] for out in got) and any("tool_calls" in m for out in got for m in out["messages"])
 
 

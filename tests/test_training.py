@@ -111,6 +111,7 @@ STORIES = [
     pc.into_storyline("sharegpt", json.dumps(load("ex2_parallel_tools.batch_record.json")))[0],
 ]
 FUNCTIONS = [pc.to_sharegpt, pc.to_messages]
+MESSAGES = {"features": pc.MESSAGES_FEATURES}  # the documented ds.map usage of to_messages
 
 
 def dataset(stories: list[dict[str, Any]]) -> Dataset:
@@ -178,9 +179,11 @@ def test_options_through_ds_map():
         ds.map(pc.to_sharegpt, fn_kwargs=options, batched=True, batch_size=2, remove_columns=ds.column_names).to_list()
         == direct
     )
-    direct = [pc.to_messages(s, drop_copied=True) for s in STORIES]
-    mapped = ds.map(pc.to_messages, fn_kwargs={"drop_copied": True}, remove_columns=ds.column_names)
-    assert mapped.to_list() == direct
+    direct = [pc.to_messages(s, drop_copied=True, arguments="object") for s in STORIES]
+    mapped = ds.map(
+        pc.to_messages, fn_kwargs={"drop_copied": True}, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES
+    )
+    assert [pc.decode_messages(row) for row in mapped] == direct
 
 
 def test_values_stay_strings_through_datasets():
@@ -306,7 +309,7 @@ def test_a_document_with_an_empty_function_name_raises_with_a_pointer(fn):
 
 
 def test_to_messages_shape():
-    out = pc.to_messages(WEATHER)
+    out = pc.to_messages(WEATHER, arguments="object")
     assert list(out) == ["messages", "tools"]
     assert out["messages"] == [
         {"role": "system", "content": "Be brief."},
@@ -339,7 +342,7 @@ def test_to_messages_shape():
 
 
 def test_to_messages_bare_tools_wrapped_and_results_on_the_call():
-    out = pc.to_messages(ADD)
+    out = pc.to_messages(ADD, arguments="object")
     assert out["tools"] == [{"type": "function", "function": ADD_TOOL}]
     assert out["messages"][1:4] == [
         {
@@ -361,7 +364,7 @@ def test_to_messages_bare_tools_wrapped_and_results_on_the_call():
 
 def test_to_messages_of_the_reference_example():
     story = replay(load("ex2_parallel_tools.input.json"))
-    out = pc.to_messages(story)
+    out = pc.to_messages(story, arguments="object")
     assert out["tools"] == load("ex2_parallel_tools.input.json")["tools"]
     assert out["messages"] == [
         {"role": "system", "content": "ignored by hermes"},
@@ -392,7 +395,7 @@ def test_to_messages_of_the_reference_example():
         {"role": "tool", "name": "read_file", "tool_call_id": "call_B", "content": '  ["line 1", "line 2"]'},
         {"role": "assistant", "content": "It is 12°C in Zürich; notes.txt has 2 lines."},
     ]
-    assert pc.to_messages(story, drop_copied=True)["messages"][0]["role"] == "user"
+    assert pc.to_messages(story, drop_copied=True, arguments="object")["messages"][0]["role"] == "user"
 
 
 def test_to_messages_names_results_through_the_call_id():
@@ -420,7 +423,9 @@ def test_to_messages_names_results_through_the_call_id():
         ],
     )
     tools = [
-        (m["name"], m["tool_call_id"], m["content"]) for m in pc.to_messages(story)["messages"] if m["role"] == "tool"
+        (m["name"], m["tool_call_id"], m["content"])
+        for m in pc.to_messages(story, arguments="object")["messages"]
+        if m["role"] == "tool"
     ]
     assert tools == [("read_file", "c_B", "notes"), ("web_search", "c_A", "sunny")]
 
@@ -455,20 +460,22 @@ def _check_chat_shape(out: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("index", range(len(STORIES)))
 def test_to_messages_has_the_chat_template_shape(index):
-    _check_chat_shape(pc.to_messages(STORIES[index]))
+    _check_chat_shape(pc.to_messages(STORIES[index], arguments="object"))
 
 
 def test_different_argument_keys_survive_datasets():
     """Rows whose arguments (and tool schemas) have different keys: no merged keys, no nulls filled in."""
     stories = [WEATHER, ADD]
-    direct = [pc.to_messages(s) for s in stories]
+    direct = [pc.to_messages(s, arguments="object") for s in stories]
     ds = dataset(stories)
-    for mapped in (
-        ds.map(pc.to_messages, remove_columns=ds.column_names),
-        ds.map(pc.to_messages, batched=True, batch_size=2, remove_columns=ds.column_names),
-        Dataset.from_list(direct, on_mixed_types="use_json"),
+    for rows in (
+        [pc.decode_messages(r) for r in ds.map(pc.to_messages, remove_columns=ds.column_names, **MESSAGES)],
+        [
+            pc.decode_messages(r)
+            for r in ds.map(pc.to_messages, batched=True, batch_size=2, remove_columns=ds.column_names, **MESSAGES)
+        ],
+        Dataset.from_list(direct, on_mixed_types="use_json").to_list(),
     ):
-        rows = mapped.to_list()
         assert rows == direct
         arguments = [c["function"]["arguments"] for r in rows for m in r["messages"] for c in m.get("tool_calls", [])]
         assert arguments == [{"city": "Zürich", "unit": "C"}, {"a": 5, "b": 33}, {"a": 0.5, "b": 1, "note": None}]
@@ -481,14 +488,16 @@ def test_different_argument_keys_survive_datasets():
     assert Dataset.from_list(sharegpt, on_mixed_types="use_json").to_list() == sharegpt
 
 
-def test_json_float_rounding_of_datasets_is_the_documented_limitation():
-    """``docs/formats/sharegpt.md``: datasets' ``Json`` decoder rounds some floats (2.5e-05, datasets 5.2)."""
+def test_json_floats_stay_exact_through_datasets():
+    """Arguments are JSON text in ``MESSAGES_FEATURES`` (``output_features``): no ``Json`` decoder rounds them.
+    (Issue 12 changed this: with inferred ``Json`` types, 2.5e-05 could read back as 2.4999999999999998e-05.)"""
     story = doc("f", [{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c", "fn": "f", "args": {"x": 2.5e-05}}]}])
-    assert pc.to_messages(story)["messages"][0]["tool_calls"][0]["function"]["arguments"] == {"x": 2.5e-05}
+    args = pc.to_messages(story, arguments="object")["messages"][0]["tool_calls"][0]["function"]["arguments"]
+    assert args == {"x": 2.5e-05}
     ds = dataset([story, ADD])
-    mapped = ds.map(pc.to_messages, remove_columns=ds.column_names)
-    x = mapped[0]["messages"][0]["tool_calls"][0]["function"]["arguments"]["x"]
-    assert x in (2.5e-05, 2.4999999999999998e-05)
+    mapped = ds.map(pc.to_messages, remove_columns=ds.column_names, **MESSAGES)
+    x = pc.decode_messages(mapped[0])["messages"][0]["tool_calls"][0]["function"]["arguments"]["x"]
+    assert repr(x) == "2.5e-05"
     # to_sharegpt writes text, so nothing is rounded there
     text = ds.map(pc.to_sharegpt, remove_columns=ds.column_names)[0]["conversations"][1]["value"]
     assert '"arguments": {"x": 2.5e-05}' in text
@@ -538,7 +547,7 @@ def _calls_in(text: str) -> list[Any]:
 def test_rendered_messages_carry_the_same_tool_calls_as_to_sharegpt(index):
     """Template-free check: every call rendered from ``to_messages`` is the call ``to_sharegpt`` writes."""
     story = STORIES[index]
-    out = pc.to_messages(story)
+    out = pc.to_messages(story, arguments="object")
     rendered = _render(out)
     assert rendered.count("<|im_start|>") == len(out["messages"]) + (1 if out["tools"] else 0)
     conversations = pc.to_sharegpt(story)["conversations"]
@@ -553,7 +562,7 @@ def test_chat_template_of_transformers():
     backend = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=backend, chat_template=HERMES_TEMPLATE)
     for story in STORIES:
-        out = pc.to_messages(story)
+        out = pc.to_messages(story, arguments="object")
         text = tokenizer.apply_chat_template(out["messages"], tools=out["tools"] or None, tokenize=False)
         assert text.count("<|im_start|>") == len(out["messages"]) + (1 if out["tools"] else 0)
         rendered_calls = _calls_in(text)

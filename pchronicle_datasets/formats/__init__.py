@@ -12,14 +12,17 @@ datasets builder). ``register(module)`` adds a format at run time; every entry p
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from itertools import islice
 from typing import Any
 
+import orjson
+
 from ..compression import decompress_file
-from ..errors import FormatError
+from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import Format, Record, as_bytes, documents, first_values
+from .base import Format, Record, as_bytes, documents, first_value, first_values
 
 __all__ = [
     "convert",
@@ -132,6 +135,25 @@ def describe(sample: Any) -> str:
     return f"a JSON {json_type(sample)}"
 
 
+#: Detection that recognises nothing tries every reader on the file to say which one reads it, up to this size.
+READ_TRIAL_LIMIT = 16 << 20
+
+
+def _readers_of(data: bytes) -> list[str] | None:
+    """The formats whose reader reads every record of ``data`` (at least one), or None when it is too big to try."""
+    if len(data) > READ_TRIAL_LIMIT:
+        return None
+    names = []
+    for module in _FORMATS.values():
+        try:
+            records = list(module.iter_records(data, None))
+        except Exception:  # a reader that raises on data it does not know: it does not read the file
+            continue
+        if records and all(rec.error is None for rec in records):
+            names.append(module.NAME)
+    return names
+
+
 def detect(data: bytes, document_id: str | None = None) -> Format:
     """The format of a file from its (decompressed) content, by the structure of its records
     (``base.first_values``): the first of its first ``DETECT_RECORDS`` records that some format claims decides,
@@ -141,6 +163,15 @@ def detect(data: bytes, document_id: str | None = None) -> Format:
 
     >>> detect(b'{"note": "not a row"}\\n{"session_id": "s", "step_id": 1, "messages": []}\\n').NAME
     'openai-msg'
+
+    When none is claimed, the message also names the ``--from`` whose reader reads the whole file, or says none
+    does:
+
+    >>> detect(b'{"history": []}', "x.json")
+    Traceback (most recent call last):
+    ...
+    pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
+object with keys history; no format reads it (tried atif, chat, openai-msg, sharegpt, storyline) in x.json
     """
     first: Any = None
     looked = 0
@@ -155,9 +186,15 @@ def detect(data: bytes, document_id: str | None = None) -> Format:
     tried = ", ".join(sorted(_FORMATS))
     if not matches:
         more = f" (nor any of the {looked - 1} record(s) after it)" if looked > 1 else ""
+        readers = _readers_of(data)
+        if readers is None:
+            verdict = f"it is too big to try every reader ({tried}): name the format with --from"
+        elif readers:
+            verdict = f"read it with --from {' or --from '.join(readers)} (detection claims it for none: {tried})"
+        else:
+            verdict = f"no format reads it (tried {tried})"
         raise FormatError(
-            f"the format of this file is not recognised: it holds {describe(first)}, which none of {tried} "
-            f"reads{more}; name the format with --from (or the load_dataset config) if it is one of them",
+            f"the format of this file is not recognised: it holds {describe(first)}{more}; {verdict}",
             document_id=document_id,
         )
     names = ", ".join(sorted(m.NAME for m in matches))
@@ -191,10 +228,55 @@ def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) ->
             # become a 1 GB quarantine entry.
             yield Record(None, as_bytes(text) if len(text) <= WHOLE_FILE_RECORD_LIMIT else b"", error=exc)
             return
-        yield from module.iter_records(text, document_id)
+        yield from _diagnosed(module, text, document_id, named=fmt != "auto")
     if tail_error is not None:
         # The cut (or a corrupt tail): one bad record holding the incomplete last line's bytes.
         yield Record(tail_error.line, cut, error=tail_error)
+
+
+def _pretty_whole(text: bytes) -> bool:
+    """Whether the file is one JSON value spread over several lines (a pretty-printed file): no line of it is
+    a record, so an error's line number would be a guess."""
+    if b"\n" not in text.strip():
+        return False
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _diagnosed(module: Format, text: bytes, document_id: str | None, *, named: bool) -> Iterator[Record]:
+    """The records of ``module``'s reader, their errors made to say what the user can act on: an error of a
+    pretty-printed whole file names its pointer and no line; when the format was named (``--from``) and its
+    reader refuses the first record of a file that detection gives to another format, the error says which."""
+    pretty: bool | None = None
+    first = True
+    for rec in module.iter_records(text, document_id):
+        err = rec.error
+        if err is not None and isinstance(err, PchronicleError):
+            if pretty is None:
+                pretty = _pretty_whole(text)
+            reason, line = err.reason, err.line
+            if pretty:
+                line = None
+            if first and named:
+                reason += _other_format(module, text)
+            if (reason, line) != (err.reason, err.line):
+                err = type(err)(reason, pointer=err.pointer, document_id=err.document_id, line=line)
+                rec = replace(rec, error=err, line=None if pretty else rec.line)
+        first = False
+        yield rec
+
+
+def _other_format(module: Format, text: bytes) -> str:
+    try:
+        other = detect(text)
+    except FormatError:
+        return ""
+    if other is module:
+        return ""
+    return f"; this file looks like {other.NAME} ({describe(first_value(text))}): read it with --from {other.NAME}"
 
 
 def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = None) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 ``sharegpt_batches`` and ``messages_batches`` take and give Arrow record batches (the ``mapInArrow``
 contract) and run the local map functions of ``training.py`` on each row, so the values are theirs; the
-output schemas are fixed (``output_features``): ``to_messages``' arguments and tool schemas are JSON text.
+output schemas are fixed (``output_features``): ``to_messages``' arguments and tools are JSON text (its
+default, ``arguments="string"``, is that form).
 
 >>> import pyarrow as pa
 >>> import pchronicle_datasets as pc
@@ -14,7 +15,7 @@ output schemas are fixed (``output_features``): ``to_messages``' arguments and t
 {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
 >>> [out] = messages_batches(iter([batch]))
 >>> out.column("messages").to_pylist()[0][1]["content"], out.schema.field("tools").type
-('hello', ListType(list<item: string>))
+('hello', DataType(string))
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from ..output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, encode_messages
+from ..output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
 from ..training import to_messages as _local_messages
 from ..training import to_sharegpt as _local_sharegpt
 
@@ -56,9 +57,11 @@ def sharegpt_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Itera
 
 
 def messages_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Iterator[pa.RecordBatch]:
-    """``to_messages`` (same options) over record batches of Storyline rows, JSON values as JSON text."""
+    """``to_messages`` (same options, ``arguments="string"``: the ``MESSAGES_FEATURES`` form) over record batches
+    of Storyline rows, JSON values as JSON text."""
+    options = {**options, "arguments": "string"}
     for batch in batches:
-        out = [encode_messages(_local_messages(row, **options)) for row in batch.to_pylist()]
+        out = [_local_messages(row, **options) for row in batch.to_pylist()]
         yield pa.RecordBatch.from_pylist(out, schema=MESSAGES_ARROW)
 
 

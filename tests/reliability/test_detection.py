@@ -65,7 +65,7 @@ def outcome(records) -> list:
 
 def test_the_file_lists_are_what_they_say():
     assert len(SOURCES) > 200 and {expected_format(p) for p in SOURCES} == set(FOLDERS.values())
-    assert (DATA / "sharegpt" / "corpus" / "llamafactory_glaive_toolcall_en_demo.json") in SOURCES
+    assert (DATA / "sharegpt" / "llamafactory_glaive_toolcall_en_demo.json") in SOURCES
 
 
 # ------------------------------------------------------------------------------------- every source file

@@ -273,10 +273,11 @@ class _Writer:
         for pointer, value in self.residual.items():
             try:
                 if not pointer.startswith(at):
-                    raise ValueError(pointer)
+                    raise KeyError(pointer)
                 put(out, pointer[len(at) :], value)
             except (KeyError, IndexError, ValueError):
-                report_loss("residual_without_place", pointer=pointer, detail=f"session {self.story['session']!r}")
+                # the loss report counts it (a logged warning outside one): never silent
+                report_loss("residual_dropped", pointer=pointer, detail=f"session {self.story['session']!r}")
 
     def envelope(self, out: dict) -> None:
         """Put what ATIF cannot hold into ``/extra/_storyline`` (only when there is something)."""

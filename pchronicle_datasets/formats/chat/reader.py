@@ -15,11 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type
+from ...jsonio import dumps, json_type, try_loads
+from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import Record, as_bytes, documents, parse_file
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
+from .typed_parts import read_parts
 
 __all__ = ["HINTS", "NAME", "decode", "is_message", "is_record", "iter_records", "read_conversation", "sniff"]
 
@@ -151,6 +153,7 @@ class _Reader:
         self.used: set[str] = set()  # tcids so far (unique in the document)
         self.by_id: dict[str, list[tuple[int, dict]]] = {}  # source call id → [(turn index, call)]
         self.answered: set[str] = set()  # tcids that have a result
+        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
         self.legacy: list[tuple[int, dict]] = []  # legacy function_call calls (turn index, call), in order
         self.last_agent: int | None = None  # the index of the latest assistant turn
 
@@ -191,6 +194,8 @@ class _Reader:
         story["agent"] = agent
         story["turns"] = self.turns
         story["meta"] = {HINTS: hints}
+        if self.source_ids:
+            story["meta"][SOURCE_CALL_IDS] = self.source_ids
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:
@@ -207,7 +212,13 @@ class _Reader:
             keys["id"] = id_key
         tools_key = next((k for k in TOOLS_KEYS if record.get(k) is not None), None)
         if tools_key is not None:
-            agent["tools"] = record[tools_key]
+            tools = record[tools_key]
+            ok, listed = try_loads(tools) if isinstance(tools, str) else (False, None)
+            if ok and isinstance(listed, list):
+                # tools as a JSON string (LLaMA-Factory, TRL): the schemas, and the exact string as residual
+                self.kept.keep(join("", tools_key), tools)
+                tools = listed
+            agent["tools"] = tools
             keys["tools"] = tools_key
         model = record.get("model")
         if isinstance(model, str) and model:
@@ -248,29 +259,44 @@ class _Reader:
         """Map one message; returns its layout entry: a turn index, ``[turn index, result index]`` for a tool
         result, or None when the message is kept whole as residual."""
         if not is_message(msg):
-            self.kept.keep(ptr, msg)  # not a message: kept whole, in its place
-            return None
+            raise self.error(ptr, f"a message is an object with a string role, got {json_type(msg)}")
         role = msg["role"]
         if role in ROLE_SRC:
             return self._turn(ptr, msg, where)
         if role in ("tool", "function"):
             return self._result(ptr, msg, where)
-        self.kept.keep(ptr, msg)  # a role Storyline has no place for (ipython, environment…): kept whole
-        return None
+        # A role of its own (ipython, environment…): a turn of that source, never a residual-only message.
+        return self._turn(ptr, msg, where, src=role)
 
     def _hint(self, where: int | str, key: str, value: Any) -> None:
         self.hints.setdefault(str(where), {})[key] = value
 
-    def _turn(self, ptr: str, msg: dict, where: int | str) -> int:
+    def _turn(self, ptr: str, msg: dict, where: int | str, src: str | None = None) -> int:
         role = msg["role"]
-        turn: dict[str, Any] = {"id": len(self.turns) + 1, "src": ROLE_SRC[role]}
+        turn: dict[str, Any] = {"id": len(self.turns) + 1, "src": src or ROLE_SRC[role]}
         consumed = {"role", "content"}
-        if "content" in msg:
+        parts = read_parts(msg.get("content"))
+        if parts is not None:
+            # LLaMA-Factory's typed parts: their text, reasoning and calls; the content comes back from the residual
+            self.kept.keep(join(ptr, "content"), msg["content"])
+            turn["msg"] = parts[0]
+        elif "content" in msg:
             turn["msg"] = msg["content"]
         else:
             turn["msg"] = None
             self._hint(where, "content", "absent")
-        if role == "assistant":
+        if parts is not None and role == "assistant" and (parts[1] is not None or parts[2]):
+            if parts[1] is not None:
+                turn["reason"] = parts[1]
+                self._hint(where, "reason", "parts")  # not a message key: the writer writes none
+            calls = [
+                {"tcid": self._tcid(None, f"call-{where}-p{c}")[0], "fn": name, "args": args}
+                for c, (name, args) in enumerate(parts[2])
+            ]
+            if calls:
+                turn["tool_calls"] = calls
+                self.legacy.extend((len(self.turns), call) for call in calls)
+        elif role == "assistant":
             refusal = msg.get("refusal")
             if isinstance(refusal, str) and refusal and turn["msg"] in (None, ""):
                 # RFC-0009's rule: a refusal is the message when there is no content.
@@ -321,6 +347,8 @@ class _Reader:
             n += 1
             tcid = f"{generated}-{n}"
         self.used.add(tcid)
+        if isinstance(wanted, str) and wanted:
+            self.source_ids[tcid] = wanted  # a reused id: training outputs show the one the source wrote
         return tcid, True
 
     def _arguments(self, ptr: str, fn: dict) -> tuple[Any, str]:
@@ -389,11 +417,14 @@ class _Reader:
         answered = self._answers(msg)
         t, call = answered if answered is not None else (self.last_agent, None)
         if t is None:
-            self.kept.keep(ptr, msg)  # a result before any assistant message: kept whole, in its place
-            return None
+            return self._turn(ptr, msg, where, src="tool")  # a result before any assistant message: its own turn
         consumed = {"role", "content"}
         result: dict[str, Any] = {}
-        if "content" in msg:
+        parts = read_parts(msg.get("content"))
+        if parts is not None and not parts[2] and parts[1] is None:
+            self.kept.keep(join(ptr, "content"), msg["content"])  # typed text parts: their text, exact as residual
+            result["content"] = parts[0]
+        elif "content" in msg:
             result["content"] = msg["content"]
         else:
             self._hint(where, "content", "absent")

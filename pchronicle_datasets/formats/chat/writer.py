@@ -19,6 +19,7 @@ import logging
 from typing import Any
 
 from ...jsonio import dumps
+from ...losses import for_document, ignore_losses
 from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
@@ -60,7 +61,11 @@ def _record(story: dict[str, Any], *, carry_residual: bool = True) -> tuple[Any,
 
 
 def _fresh(story: dict[str, Any], *, carry_residual: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": story["session"], **render_messages(story, keep_invalid_args=True)}
+    # What the record cannot hold is counted once, field by field, by ``unwritten`` (the rendering's own loss
+    # kinds would count the same values twice).
+    with ignore_losses():
+        messages = render_messages(story, keep_invalid_args=True)
+    out: dict[str, Any] = {"id": story["session"], **messages}
     if story["agent"].get("model"):
         out["model"] = story["agent"]["model"]
     others = other_sources(story, None)
@@ -122,7 +127,7 @@ class _Recovery:
         return self._result_message(self.turns[t]["observation"]["results"][o], hint)
 
     def _turn_message(self, turn: dict[str, Any], hint: dict[str, Any]) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": SRC_ROLE[turn["src"]]}
+        msg: dict[str, Any] = {"role": SRC_ROLE.get(turn["src"], turn["src"])}  # a role of its own: as spelled
         content = hint.get("content")
         if hint.get("refusal"):
             msg["refusal"] = turn["msg"]
@@ -130,7 +135,7 @@ class _Recovery:
                 msg["content"] = None if content == "null" else ""
         elif content != "absent":
             msg["content"] = turn["msg"]
-        if "reason" in turn:
+        if "reason" in turn and hint.get("reason") != "parts":  # typed parts: the content (residual) holds it
             msg[hint.get("reason", "reasoning_content")] = turn["reason"]
         calls = iter(turn.get("tool_calls") or ())
         if "a" in hint:
@@ -195,7 +200,8 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     records of documents from other formats cannot hold is counted once per kind for the whole file."""
     lines, fresh = [], []
     for story in stories:
-        rec, is_fresh = _record(story, **options)
+        with for_document(story["session"]):  # the loss report names the document of each loss
+            rec, is_fresh = _record(story, **options)
         lines.append(dumps(rec) + b"\n")
         if is_fresh:
             fresh.append(story)

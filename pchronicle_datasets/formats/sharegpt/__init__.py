@@ -18,7 +18,7 @@ decides every byte the seed leaves open, except the deliberate differences in ``
 from .hints import HINTS, NAME
 from .reader import decode, iter_records, sniff
 from .render import SYSTEM_TEMPLATE, conversation, gpt_value, system_prompt, text_of, tool_schema, tool_value
-from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record
+from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record, source_conversation
 
 ALIASES = ("agent-jsonl",)
 EXTENSION = ".jsonl"
@@ -43,6 +43,7 @@ __all__ = [
     "iter_records",
     "record",
     "sniff",
+    "source_conversation",
     "system_prompt",
     "text_of",
     "tool_schema",

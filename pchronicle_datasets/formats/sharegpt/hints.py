@@ -5,7 +5,7 @@ same-source writer gives the record back byte for byte. The shape is declared he
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = ["HINTS", "NAME", "Hints", "make_hints", "read_hints"]
 
@@ -16,12 +16,18 @@ HINTS = NAME  # the key of this format's hints under /meta
 class Hints(TypedDict):
     version: Literal[1]
     bare: bool  # the record was a bare conversation array, not an object with ``conversations``
-    system: Literal["none", "generated"]  # "generated": element 0 was the generated tools prompt
+    # "generated": element 0 was the generated tools prompt; "column": the first turn is LLaMA-Factory's
+    # ``system`` key
+    system: Literal["none", "generated", "column"]
     keys: list[str]  # the record keys (or ``metadata/…`` keys) that mapped to Storyline, in source order
+    dialect: NotRequired[Literal["llamafactory"]]  # absent: the reference agent's dialect
 
 
-def make_hints(*, bare: bool, system: Literal["none", "generated"], keys: list[str]) -> Hints:
-    return {"version": 1, "bare": bare, "system": system, "keys": keys}
+def make_hints(*, bare: bool, system: str, keys: list[str], dialect: str = "reference") -> Hints:
+    hints: Hints = {"version": 1, "bare": bare, "system": system, "keys": keys}  # type: ignore[typeddict-item]
+    if dialect != "reference":
+        hints["dialect"] = dialect  # type: ignore[typeddict-item]
+    return hints
 
 
 def read_hints(story: Mapping[str, Any]) -> Any:

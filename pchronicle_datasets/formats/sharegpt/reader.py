@@ -10,14 +10,31 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, try_loads
+from ...jsonio import dumps, json_type, short, try_loads
+from ...linking import SOURCE_CALL_IDS
+from ...losses import ignore_losses
 from ...pointer import join
 from ...schema import is_time
 from ..base import Record, as_bytes, documents, parse_file
 from ..markup import blocks, without
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .hints import HINTS, NAME, make_hints
-from .render import gpt_value, system_prompt, text_of, tool_value
+from .llamafactory import DIALECT, calls_of, is_dialect
+from .llamafactory import elements as lf_elements
+from .render import elements, jdumps, system_prompt, tool_value
+
+#: The roles the reader reads (``from``), each with the one it stands for: the reference agent's, the aliases
+#: other ShareGPT writers use, and LLaMA-Factory's (``llamafactory``).
+_ROLES = {
+    "system": "system",
+    "human": "human",
+    "user": "human",
+    "gpt": "gpt",
+    "assistant": "gpt",
+    "tool": "tool",
+    "function_call": "function_call",
+    "observation": "observation",
+}
 
 __all__ = ["decode", "iter_records", "sniff"]
 
@@ -46,10 +63,11 @@ def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
     whole = parsed
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
+        # Errors name the record by its pointer in the file (/3/conversations/0): a whole file has no record lines.
         for i, value in enumerate(whole):
-            yield _record(value, dumps(value), document_id, i + 1, i + 1)
+            yield _record(value, dumps(value), document_id, None, i + 1, prefix=f"/{i}")
         return
-    yield _record(whole, data, document_id, 1, 1)
+    yield _record(whole, data, document_id, None if b"\n" in data.strip() else 1, 1)
 
 
 def _array_of_records(whole: list, data: bytes) -> bool:
@@ -63,12 +81,15 @@ def _array_of_records(whole: list, data: bytes) -> bool:
     return any(records) and b"\n" in data.strip()
 
 
-def _record(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> Record:
+def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, prefix: str = "") -> Record:
     """``index``: the record's 1-based place among the file's records (it names the session; blank lines are
-    not records, so export, which writes none, gives back the same name)."""
+    not records, so export, which writes none, gives back the same name); ``prefix``: the record's pointer in
+    a whole file (``/3``), before the pointers of its errors."""
     try:
         story = _Reader(value, document_id, line, index).build()
     except PchronicleError as exc:
+        if prefix:
+            exc = type(exc)(exc.reason, pointer=prefix + exc.pointer, document_id=document_id, line=None)
         return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
     return Record(line, raw, story=story, value=value)
 
@@ -115,6 +136,7 @@ class _Reader:
         self.used: set[str] = set()
         self.tool_elements: list[str] = []
         self.system = "none"
+        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -139,9 +161,14 @@ class _Reader:
         story["origin"] = origin(NAME, self.document_id)
         story["session"] = f"{self.document_id or NAME}#{self.index}"
         agent: dict[str, Any] = {"id": NAME}
-        turns, tools = self._turns(conv, base)
+        dialect = DIALECT if is_dialect(record, conv) else "reference"
+        turns: list[dict[str, Any]] = []
+        if dialect == DIALECT and isinstance(record.get("system"), str):
+            turns.append({"id": 1, "src": "system", "msg": record["system"], "kind": "context"})
+            self.system = "column"
+        tools = self._turns(conv, base, dialect, turns)
         if not bare:
-            self._record_fields(record, story, agent)
+            tools = self._record_fields(record, story, agent, dialect) or tools
         if tools is not None:
             agent["tools"] = tools
         agent["name"] = agent["id"]
@@ -149,7 +176,10 @@ class _Reader:
         story["turns"] = turns
         if self.envelope:
             self.keys.append(ENVELOPE_KEY)
-        story["meta"] = {HINTS: make_hints(bare=bare, system=self.system, keys=self.keys)}
+        story["meta"] = {HINTS: make_hints(bare=bare, system=self.system, keys=self.keys, dialect=dialect)}
+        if self.source_ids:
+            story["meta"][SOURCE_CALL_IDS] = self.source_ids
+        self._keep_exact(story, conv, base, dialect)
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:
@@ -159,38 +189,89 @@ class _Reader:
 
     # ------------------------------------------------------------------------------ conversation elements
 
-    def _turns(self, conv: list, base: str) -> tuple[list[dict], Any]:
-        turns: list[dict[str, Any]] = []
+    def _keep_exact(self, story: dict[str, Any], conv: list, base: str, dialect: str) -> None:
+        """Keep each source value the writer would not give back byte for byte as residual, beside its meaning."""
+        if dialect == DIALECT:
+            regenerated = lf_elements(story, column_system=self.system == "column")
+        else:
+            with ignore_losses():
+                regenerated = elements(
+                    story, generated=self.system == "generated", inline_system=True, keep_invalid_args=True, loose=False
+                )
+        if len(regenerated) != len(conv):  # cannot happen: every element is one element of the rendering
+            raise self.error(base or "", "the conversation cannot be written back element for element")
+        for i, (source, again) in enumerate(zip(conv, regenerated, strict=True)):
+            if source["value"] != again["value"] and f"{base}/{i}/value" not in self.kept.fields:
+                self.kept.keep(f"{base}/{i}/value", source["value"])
+            if _ROLES[source["from"]] != again["from"] and source["from"] == _ROLES[source["from"]]:
+                self.kept.keep(f"{base}/{i}/from", source["from"])
+
+    def _element(self, ptr: str, element: Any) -> tuple[str, Any]:
+        """``(role, value)`` of a conversation element; a value that is not a turn of the format is refused: a
+        turn is never kept as residual only."""
+        if not (isinstance(element, dict) and isinstance(element.get("from"), str) and "value" in element):
+            if isinstance(element, dict) and "role" in element and ("content" in element or "tool_calls" in element):
+                hint = "; it is a chat message (role/content): read the file with --from chat"
+            else:
+                hint = ""
+            got = f"an object with keys {', '.join(map(str, list(element)[:6]))}" if isinstance(element, dict) else None
+            raise self.error(
+                ptr,
+                "a conversation element is a turn (an object with from and value), "
+                f"got {got or json_type(element)}{hint}",
+            )
+        role = element["from"]
+        if role not in _ROLES:
+            known = ", ".join(sorted(_ROLES))
+            raise self.error(
+                f"{ptr}/from", f"the ShareGPT reader does not know the role {short(role, 40)} (it reads {known})"
+            )
+        for key in element:
+            if key not in ("from", "value"):
+                self.kept.keep(join(ptr, key), element[key])
+        if _ROLES[role] != role:
+            self.kept.keep(f"{ptr}/from", role)  # an alias (user, assistant): written back as the source spelled it
+        return _ROLES[role], element["value"]
+
+    def _turns(self, conv: list, base: str, dialect: str, turns: list[dict[str, Any]]) -> Any:
         tools = None
         last_agent: dict[str, Any] | None = None
         pending: list[tuple[dict, str, str, list]] = []  # tool turns, linked once every call has its id
-        self.system = "none"
+        lf = dialect == DIALECT
         for i, element in enumerate(conv):
             ptr = f"{base}/{i}"
-            if not isinstance(element, dict) or not isinstance(element.get("from"), str) or "value" not in element:
-                self.kept.keep(ptr, element)  # not a {"from", "value"} turn: kept whole, in its place
-                continue
-            for key in element:
-                if key not in ("from", "value"):
-                    self.kept.keep(join(ptr, key), element[key])
-            role, value = element["from"], element["value"]
+            role, value = self._element(ptr, element)
             tid = len(turns) + 1
-            if role == "system" and i == 0 and (parsed := self._generated_tools(value)) is not None:
+            if role == "system" and i == 0 and not lf and (parsed := self._generated_tools(value)) is not None:
                 tools = parsed or None  # the generated prompt: its <tools> list goes back to /agent/tools
                 self.system = "generated"
             elif role == "system":
                 turns.append({"id": tid, "src": "system", "msg": value, "kind": "context"})
-                self._exact(ptr, value, text_of(value))
                 last_agent = None
             elif role == "human":
                 turns.append({"id": tid, "src": "user", "msg": value})
-                self._exact(ptr, value, text_of(value))
                 last_agent = None  # a tool element after this answers nothing the writer would put here
+            elif role == "gpt" and lf:
+                turns.append({"id": tid, "src": "agent", "msg": value})
+                last_agent = None
             elif role == "gpt":
                 turn = self._gpt_turn(tid, value, i)
                 turns.append(turn)
                 last_agent = turn
-                self._exact(ptr, value, gpt_value(turn, keep_invalid_args=True))
+            elif role == "function_call":
+                calls = calls_of(value)
+                turn = {"id": tid, "src": "agent", "msg": "" if calls else value}
+                if calls:
+                    turn["tool_calls"] = [
+                        {"tcid": f"call-{i}-{c}", "fn": call["name"], "args": call.get("arguments", {})}
+                        for c, call in enumerate(calls)
+                    ]
+                    turn["observation"] = {"results": []}
+                turns.append(turn)
+                last_agent = turn if calls else None
+            elif role == "observation" and last_agent is not None and self._answers(last_agent):
+                results = last_agent["observation"]["results"]
+                results.append({"source_call_id": last_agent["tool_calls"][len(results)]["tcid"], "content": value})
             elif (
                 role == "tool"
                 and last_agent is not None
@@ -203,10 +284,19 @@ class _Reader:
                 last_agent["observation"] = {"results": []}
                 pending.append((last_agent, ptr, value, links))
             else:
-                self.kept.keep(ptr, element)  # a role this dialect does not know: kept whole
+                # Tool output that answers no call of the turn before it: a turn of its own (source "tool").
+                turns.append({"id": tid, "src": "tool", "msg": value})
                 last_agent = None
         self._assign_ids(turns, pending)
-        return turns, tools
+        for turn in turns:
+            if turn.get("observation") == {"results": []}:
+                del turn["observation"]  # a function_call no observation answered
+        return tools
+
+    @staticmethod
+    def _answers(agent: dict[str, Any]) -> bool:
+        obs = agent.get("observation")
+        return isinstance(obs, dict) and len(obs["results"]) < len(agent.get("tool_calls") or ())
 
     def _responses(self, agent: dict[str, Any], value: str) -> list[tuple[int | None, str, Any]]:
         """``(index of the answered call, tool_call_id, content)`` for every ``<tool_response>`` block."""
@@ -233,21 +323,27 @@ class _Reader:
 
     def _assign_ids(self, turns: list[dict], pending: list) -> None:
         """Call ids from the responses that answer them (deterministic otherwise), then the results."""
+        wanted: dict[int, str] = {}  # id(call) → the source id it could not keep (already used in the document)
         for agent, _, _, links in pending:
             calls = agent.get("tool_calls", [])
             for pick, cid, _ in links:
                 if pick is not None and cid and cid not in self.used:
                     calls[pick]["tcid"] = cid
                     self.used.add(cid)
+                elif pick is not None and cid and calls[pick]["tcid"] != cid:
+                    wanted[id(calls[pick])] = cid
         seen: set[str] = set()
         for turn in turns:
             for call in turn.get("tool_calls") or []:
                 tcid, n = call["tcid"], 1
                 while tcid in seen:
+                    wanted.setdefault(id(call), call["tcid"])
                     n += 1
                     tcid = f"{call['tcid']}-{n}"
                 call["tcid"] = tcid
                 seen.add(tcid)
+                if id(call) in wanted:
+                    self.source_ids[tcid] = wanted[id(call)]  # training outputs show the id the source wrote
         for agent, ptr, value, links in pending:
             calls = agent.get("tool_calls") or []
             results = agent["observation"]["results"]
@@ -329,7 +425,9 @@ class _Reader:
 
     # -------------------------------------------------------------------------------------- record fields
 
-    def _record_fields(self, record: dict, story: dict, agent: dict) -> None:
+    def _record_fields(self, record: dict, story: dict, agent: dict, dialect: str) -> Any:
+        """Map the record's keys (residual for the others); the tools of LLaMA-Factory's ``tools`` key, if any."""
+        tools = None
         result: dict[str, Any] = {}
         metrics: dict[str, Any] = {}
         extra: dict[str, Any] = {}
@@ -374,6 +472,13 @@ class _Reader:
                         self.keys.append(f"metadata/{mkey}")
                     else:
                         self.kept.keep(mptr, mvalue)
+            elif key == "system" and dialect == DIALECT and self.system == "column":
+                self.keys.append(key)  # the first turn
+            elif key == "tools" and dialect == DIALECT and isinstance(value, str) and (listed := _tool_list(value)):
+                tools = listed
+                self.keys.append(key)
+                if jdumps(listed) != value:
+                    self.kept.keep(ptr, value)  # the exact text of the JSON string
             elif key == ENVELOPE_KEY and self.kept.take_envelope(value):
                 self.envelope = True  # other formats' residual, carried by one of our writers
             else:
@@ -384,3 +489,12 @@ class _Reader:
             story["final_metrics"] = metrics
         if extra:
             agent["extra"] = extra
+        return tools
+
+
+def _tool_list(text: str) -> list | None:
+    """LLaMA-Factory's ``tools`` string as a list of function schemas, or None when it is not one."""
+    ok, listed = try_loads(text)
+    if ok and isinstance(listed, list) and listed and all(isinstance(t, dict) for t in listed):
+        return listed
+    return None

@@ -19,15 +19,17 @@ from typing import Any
 
 import orjson
 
-from ...linking import results_by_turn
-from ...losses import report_loss
+from ...linking import place_results, shown_call_ids
+from ...losses import ignore_losses, report_loss
 
 __all__ = [
     "SYSTEM_TEMPLATE",
     "conversation",
     "elements",
+    "flattened",
     "gpt_value",
     "jdumps",
+    "message_text",
     "system_prompt",
     "text_of",
     "tool_schema",
@@ -179,6 +181,27 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
     )
 
 
+def flattened(value: Any) -> bool:
+    """Whether ``text_of(value)`` loses something a training text cannot hold: content parts that are not text
+    (images, audio, files…), written as their JSON.
+
+    >>> flattened([{"type": "text", "text": "a"}]), flattened([{"type": "image_url", "image_url": {"url": "x"}}])
+    (False, True)
+    """
+    if not isinstance(value, list):
+        return False
+    return any(
+        not (isinstance(p, dict) and p.get("type") in TEXT_PART_TYPES and isinstance(p.get("text"), str)) for p in value
+    )
+
+
+def message_text(value: Any, pointer: str) -> str:
+    """``text_of(value)`` for a training output, counting the loss (``content_flattened``) when there is one."""
+    if flattened(value):
+        report_loss("content_flattened", pointer=pointer)
+    return text_of(value)
+
+
 def conversation(
     story: dict[str, Any],
     *,
@@ -189,9 +212,11 @@ def conversation(
 ) -> list[dict[str, str]]:
     """The ShareGPT ``[{"from", "value"}]`` of a Storyline document (see the module docs).
 
-    By default the system prompt is generated from ``/agent/tools`` and the document's system turns are not
-    used; ``keep_system_prompt=True`` writes the system turns instead, where they stand (the generated prompt
-    only when there is none).
+    By default the system prompt is generated from ``/agent/tools`` and replaces the document's own (its leading
+    system turns: the seed's rule, not a loss); ``keep_system_prompt=True`` writes the system turns
+    instead (the generated prompt only when there is none). Later system turns, ``developer`` turns and turns of
+    other sources are ``system`` elements where they stand; a result that answers no tool call is a ``human``
+    element after its turn.
     """
     has_system = any(t["src"] == "system" and not (drop_copied and t.get("copied")) for t in story["turns"])
     generated = not (keep_system_prompt and has_system)
@@ -205,6 +230,12 @@ def conversation(
     )
 
 
+def _checked_tools(tools: Any) -> None:
+    for k, tool in enumerate(tools if isinstance(tools, list) else []):
+        if tool_schema(tool) is None:
+            report_loss("tool_definition_dropped", pointer=f"/agent/tools/{k}")
+
+
 def elements(
     story: dict[str, Any],
     *,
@@ -213,22 +244,59 @@ def elements(
     empty_think: bool = True,
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    loose: bool = True,
 ) -> list[dict[str, str]]:
+    """The elements of ``conversation``; ``inline_system``: every system turn is written where it stands
+    (else the leading ones are replaced by the generated prompt); ``loose``: results that answer no call are
+    ``human`` elements (the same-source writer has none: the reader makes tool output a turn of source ``tool``,
+    written as a ``tool`` element)."""
     out: list[dict[str, str]] = []
     if generated:
-        out.append({"from": "system", "value": system_prompt(story["agent"].get("tools"))})
-    placed = results_by_turn(story)
+        tools = story["agent"].get("tools")
+        _checked_tools(tools)
+        out.append({"from": "system", "value": system_prompt(tools)})
+    loose_as_user = loose
+    placed, loose_results = place_results(story)
+    shown = shown_call_ids(story)
+    leading = True  # still in the document's leading system turns (its system prompt)
     for t, turn in enumerate(story["turns"]):
+        src = turn["src"]
+        leading = leading and src == "system"
         if drop_copied and turn.get("copied"):
             continue
-        src = turn["src"]
+        ptr = f"/turns/{t}"
+        if src != "agent" and isinstance(turn.get("reason"), str) and turn["reason"]:
+            report_loss("reasoning_dropped", pointer=f"{ptr}/reason")
+        if src != "agent" and turn.get("tool_calls"):
+            report_loss("tool_calls_dropped", pointer=f"{ptr}/tool_calls")
         if src == "user":
-            out.append({"from": "human", "value": text_of(turn["msg"])})
+            out.append({"from": "human", "value": message_text(turn["msg"], f"{ptr}/msg")})
         elif src == "agent":
-            value = gpt_value(turn, empty_think=empty_think, keep_invalid_args=keep_invalid_args)
+            if flattened(turn.get("msg")):
+                report_loss("content_flattened", pointer=f"{ptr}/msg")
+            for c, call in enumerate(turn.get("tool_calls") or []):
+                written_arguments(
+                    call.get("args"), keep_invalid=keep_invalid_args, pointer=f"{ptr}/tool_calls/{c}/args"
+                )
+            with ignore_losses():  # counted just above, once per value
+                value = gpt_value(turn, empty_think=empty_think, keep_invalid_args=keep_invalid_args)
             out.append({"from": "gpt", "value": value})
             if turn.get("tool_calls") and placed.get(t):
-                out.append({"from": "tool", "value": tool_value(placed[t])})
-        elif src == "system" and inline_system:
-            out.append({"from": "system", "value": text_of(turn["msg"])})
+                out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
+        elif src == "system" and leading and not inline_system:
+            pass  # the seed's rule: the system message is generated at save time, not taken from the dialogue
+        elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
+            out.append({"from": "tool", "value": message_text(turn["msg"], f"{ptr}/msg")})
+        else:
+            if src not in ("system", "developer"):
+                report_loss("source_renamed", pointer=f"{ptr}/src")
+            out.append({"from": "system", "value": message_text(turn["msg"], f"{ptr}/msg")})
+        if src != "agent" and placed.get(t):
+            report_loss("results_dropped", pointer=f"{ptr}/observation")
+        for k, content in loose_results.get(t, ()) if loose_as_user else ():
+            if content is None or content == "":  # nothing to show (a subagent reference, say)
+                if content is None:
+                    report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
+                continue
+            out.append({"from": "human", "value": message_text(content, f"{ptr}/observation/results/{k}")})
     return out

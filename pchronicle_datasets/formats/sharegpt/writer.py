@@ -10,13 +10,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ...losses import for_document, ignore_losses
 from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .hints import HINTS, NAME, read_hints
+from .llamafactory import DIALECT
+from .llamafactory import elements as lf_elements
 from .render import conversation, elements, jdumps
 
-__all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record"]
+__all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record", "source_conversation"]
 
 log = logging.getLogger("pchronicle_datasets.sharegpt")
 
@@ -76,13 +79,72 @@ def _fresh_record(story: dict[str, Any], *, carry_residual: bool = False, **opti
     return out
 
 
-def _recover(story: dict, hints: dict, fields: dict) -> Any:
+_ROLES = ("system", "human", "gpt", "tool")
+
+
+def source_conversation(story: dict[str, Any]) -> list[dict[str, str]] | None:
+    """The source ``conversations`` of a document read from the reference agent's ShareGPT, exactly (what
+    ``to_sharegpt`` gives for it), or None when the document was not read from it, its hints do not fit, or an
+    element is not a ``{"from", "value"}`` turn of the reference's roles with a text value.
+
+    >>> import pchronicle_datasets as pc
+    >>> line = ('[{"from": "human", "value": "hi"}, '
+    ...         '{"from": "gpt", "value": "<think>\\\\nx\\\\n</think>\\\\n\\\\nhello"}]')
+    >>> [story] = pc.into_storyline("sharegpt", line)
+    >>> source_conversation(story)[1]["value"]
+    '<think>\\nx\\n</think>\\n\\nhello'
+    """
+    hints = read_hints(story)
+    source = source_fields(story, NAME)
+    if hints is None or source is None or hints.get("dialect", "reference") != "reference":
+        return None
+    try:
+        conv = _conversations(story, hints, source.get("fields") or {})
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError, StopIteration):
+        return None
+    for element in conv:
+        if not (
+            isinstance(element, dict)
+            and set(element) == {"from", "value"}
+            and element["from"] in _ROLES
+            and isinstance(element["value"], str)
+        ):
+            return None
+    return conv
+
+
+def _conversations(story: dict, hints: dict, fields: dict) -> list[Any]:
+    """The source elements: the rendered ones, with the residual's exact values and whole elements put back."""
     bare = bool(hints.get("bare"))
-    conv = elements(story, generated=hints.get("system") == "generated", inline_system=True, keep_invalid_args=True)
+    if hints.get("dialect") == DIALECT:
+        conv = lf_elements(story, column_system=hints.get("system") == "column")
+    else:
+        with ignore_losses():  # the residual restores every value the rendering could not hold
+            conv = elements(
+                story,
+                generated=hints.get("system") == "generated",
+                inline_system=True,
+                keep_invalid_args=True,
+                loose=False,
+            )
     # Elements kept whole (residual) go back to their positions; the generated ones fill the others in order.
     kept = {int(parse(p)[0 if bare else 1]): v for p, v in fields.items() if _is_element(p, bare)}
     generated = iter(conv)
     out = [kept[i] if i in kept else next(generated) for i in range(len(conv) + len(kept))]
+    for pointer, value in fields.items():
+        tokens = parse(pointer)
+        if bare:
+            tokens = ["conversations", *tokens]
+        if len(tokens) == 3 and tokens[0] == "conversations" and tokens[2] in ("from", "value"):
+            element = out[int(tokens[1])]
+            if isinstance(element, dict):
+                element[tokens[2]] = value
+    return out
+
+
+def _recover(story: dict, hints: dict, fields: dict) -> Any:
+    bare = bool(hints.get("bare"))
+    out = _conversations(story, hints, fields)
     rec: dict[str, Any] = {}
     result = (story.get("task") or {}).get("result") or {}
     agent_extra = story["agent"].get("extra") or {}
@@ -99,6 +161,10 @@ def _recover(story: dict, hints: dict, fields: dict) -> Any:
             rec[key] = (story.get("final_metrics") or {}).get(key)
         elif key == "toolsets_used":
             rec[key] = agent_extra.get(key)
+        elif key == "system":  # LLaMA-Factory's system key: the first turn
+            rec[key] = story["turns"][0]["msg"]
+        elif key == "tools":  # LLaMA-Factory's tools key: a JSON string
+            rec[key] = jdumps(story["agent"]["tools"])
         elif key == "metadata":
             rec.setdefault("metadata", {})
         elif key == ENVELOPE_KEY:
@@ -140,7 +206,11 @@ def _is_element(pointer: str, bare: bool) -> bool:
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """One JSON Lines record per document, written as the reference writes JSON (``ensure_ascii=False``)."""
-    return "".join(jdumps(record(story, **options)) + "\n" for story in stories)
+    out = []
+    for story in stories:
+        with for_document(story["session"]):  # the loss report names the document of each loss
+            out.append(jdumps(record(story, **options)) + "\n")
+    return "".join(out)
 
 
 def encode_folder(stories: list[dict[str, Any]], **options: Any) -> dict[str, str]:

@@ -76,7 +76,7 @@ def test_training_map_functions_run_on_atif_input(path):
     for story in into_storyline("atif", path.read_bytes(), document_id=path.name):
         row = pc.story_to_row(story)
         assert pc.to_sharegpt(row)["conversations"]
-        assert pc.to_messages(row)["messages"]
+        assert pc.to_messages(row, arguments="object")["messages"]
 
 
 def test_load_dataset_and_cli_read_atif(tmp_path):

@@ -67,7 +67,7 @@ def test_same_source_round_trip(path):
 def test_to_messages_gives_back_roles_ids_names_arguments_and_links(path):
     [story] = pc.into_storyline("auto", path.read_bytes(), document_id=path.name)
     [record] = source_records(path)
-    out = pc.to_messages(story)["messages"]
+    out = pc.to_messages(story, arguments="object")["messages"]
     source = _all_messages(record)
     legacy = {"function": "tool"}
     assert [m["role"] for m in out] == [legacy.get(m["role"], m["role"]) for m in source]

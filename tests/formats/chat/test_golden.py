@@ -72,7 +72,10 @@ def test_id_keys_tried_in_order_and_fallback_session():
 def test_roles_developer_is_not_folded_into_system():
     story = _doc("basic_record.input.jsonl")
     assert [t["src"] for t in story["turns"]] == ["system", "developer", "user", "agent", "agent"]
-    assert pc.to_messages(story)["messages"][1] == {"role": "developer", "content": "Answer in English."}
+    assert pc.to_messages(story, arguments="object")["messages"][1] == {
+        "role": "developer",
+        "content": "Answer in English.",
+    }
 
 
 def test_tools_model_and_record_fields():
@@ -115,7 +118,11 @@ def test_parallel_calls_answered_out_of_order_keep_their_links():
         {"content": "notes", "source_call_id": "c_B"},
         {"content": "sunny", "source_call_id": "c_A"},
     ]
-    tools = [(m["name"], m["tool_call_id"]) for m in pc.to_messages(story)["messages"] if m["role"] == "tool"]
+    tools = [
+        (m["name"], m["tool_call_id"])
+        for m in pc.to_messages(story, arguments="object")["messages"]
+        if m["role"] == "tool"
+    ]
     assert tools == [("read_file", "c_B"), ("web_search", "c_A")]  # c_C has no result: none invented
 
 
@@ -123,7 +130,7 @@ def test_legacy_function_call():
     story = _doc("legacy_function_call.input.json")
     assert story["turns"][1]["tool_calls"] == [{"tcid": "call-1-fc", "fn": "search", "args": {"q": "x"}}]
     assert story["turns"][1]["observation"]["results"] == [{"content": "found", "source_call_id": "call-1-fc"}]
-    messages = pc.to_messages(story)["messages"]
+    messages = pc.to_messages(story, arguments="object")["messages"]
     assert messages[1]["tool_calls"][0]["function"] == {"name": "search", "arguments": {"q": "x"}}
     assert messages[2] == {"role": "tool", "name": "search", "tool_call_id": "call-1-fc", "content": "found"}
 
@@ -147,18 +154,22 @@ def test_refusal():
 
 def test_results_matching_no_call_are_kept_in_place():
     o1, o2 = _doc("orphan_results.input.jsonl"), _doc("orphan_results.input.jsonl", 1)
-    assert o1["turns"][1]["observation"]["results"][1:] == [
+    assert o1["turns"][2]["observation"]["results"][1:] == [
         {"content": "stray result", "source_call_id": "nobody"},
         {"content": "no id at all"},
     ]
-    assert o1["unknown_fields"]["sources"]["chat"]["fields"]["/messages/0"]["content"] == "before anything"
+    # a result before any assistant message is a turn of its own (issue 12: never a residual-only message)
+    assert o1["turns"][0] == {"id": 1, "src": "tool", "msg": "before anything"}
+    assert pc.to_messages(o1, arguments="object")["messages"][0] == {"role": "user", "content": "before anything"}
     tools = [
-        (m["tool_call_id"], m["name"], m["content"]) for m in pc.to_messages(o1)["messages"] if m["role"] == "tool"
+        (m["tool_call_id"], m["name"], m["content"])
+        for m in pc.to_messages(o1, arguments="object")["messages"]
+        if m["role"] == "tool"
     ]
     # named by position among the turn's calls (the rule every writer shares), "unknown" past the end
     assert tools == [("k1", "run", "ran"), ("nobody", "run", "stray result"), ("", "unknown", "no id at all")]
     # a result on a turn without any call before it is written by to_messages right after that turn
-    assert pc.to_messages(o2)["messages"][2] == {
+    assert pc.to_messages(o2, arguments="object")["messages"][2] == {
         "role": "tool",
         "name": "unknown",
         "tool_call_id": "x9",
@@ -169,7 +180,7 @@ def test_results_matching_no_call_are_kept_in_place():
 def test_missing_results_are_not_invented():
     story = _doc("orphan_results.input.jsonl", 2)
     assert "observation" not in story["turns"][1]
-    assert [m["role"] for m in pc.to_messages(story)["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in pc.to_messages(story, arguments="object")["messages"]] == ["user", "assistant"]
 
 
 def test_content_parts_keep_their_json_value():
@@ -178,11 +189,14 @@ def test_content_parts_keep_their_json_value():
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
     }
-    assert "tool_calls" not in story["turns"][3]  # tool-call parts are not turned into calls
+    # LLaMA-Factory's typed parts are read (issue 12): text, reasoning and tool calls; other parts stay as they are
+    assert story["turns"][2]["msg"] == "Compute the area."
+    assert story["turns"][3]["reason"] == "Use pi r^2."
+    assert story["turns"][3]["tool_calls"] == [{"tcid": "call-3-p0", "fn": "circle_area", "args": {"radius": 1.5}}]
     assert story["turns"][3]["observation"]["results"] == [
         {"content": [{"type": "tool_output", "value": "7.0685834705770345"}]}
     ]
-    assert pc.to_messages(story)["messages"][1]["content"] == "A cat."
+    assert pc.to_messages(story, arguments="object")["messages"][1]["content"] == "A cat."
 
 
 def test_arguments_forms():
@@ -204,18 +218,29 @@ def test_renamed_duplicate_ids_link_their_results():
     story = _doc("renamed_ids.input.jsonl")
     assert [c["tcid"] for c in story["turns"][2]["tool_calls"]] == ["call-3-0", "call-3-1", "call-3-2"]
     assert story["turns"][2]["observation"]["results"] == [{"content": "second", "source_call_id": "call-3-0"}]
+    # the training outputs show the id the source wrote (issue 12)
+    assert story["meta"]["source_call_ids"] == {"call-3-0": "call_0"}
+    messages = pc.to_messages(story, arguments="object")["messages"]
+    assert [c["id"] for c in messages[3]["tool_calls"]] == ["call_0", "call-3-1", "call-3-2"]
+    assert messages[4]["tool_call_id"] == "call_0"
 
 
-def test_values_that_are_not_messages_or_calls_are_kept_whole():
-    fields = _doc("kept_whole.input.jsonl")["unknown_fields"]["sources"]["chat"]["fields"]
-    assert set(fields) == {
-        "/messages/1",
-        "/messages/2",
-        "/messages/3",
-        "/messages/4/tool_calls/1",
-        "/messages/4/tool_calls/2",
-        "/messages/4/function_call",
+def test_values_that_are_not_calls_are_kept_whole_and_other_roles_are_turns():
+    story = _doc("kept_whole.input.jsonl")
+    assert set(story["unknown_fields"]["sources"]["chat"]["fields"]) == {
+        "/messages/2/tool_calls/1",
+        "/messages/2/tool_calls/2",
+        "/messages/2/function_call",
     }
+    assert story["turns"][1] == {"id": 2, "src": "ipython", "msg": "42"}  # a role of its own: a turn of that source
+
+
+@pytest.mark.parametrize("bad", ['"not a message"', '{"content": "no role"}', "3"])
+def test_a_value_that_is_not_a_message_is_an_error_naming_its_pointer(bad):
+    text = '{"messages": [{"role": "user", "content": "x"}, ' + bad + "]}"
+    with pytest.raises(pc.FormatError) as err:
+        pc.into_storyline("chat", text, document_id="bad.jsonl")
+    assert err.value.pointer == "/messages/1" and "a message is an object with a string role" in str(err.value)
 
 
 def test_litellm_response_is_the_last_assistant_turn():

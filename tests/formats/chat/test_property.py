@@ -108,7 +108,7 @@ def test_to_messages_links_every_result_to_its_call(record):
     [story] = pc.into_storyline("chat", orjson.dumps(record) + b"\n", document_id="p.jsonl")
     messages = record if isinstance(record, list) else record["messages"]
     names = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or ()}
-    out = pc.to_messages(story, keep_invalid_args=True)["messages"]
+    out = pc.to_messages(story, keep_invalid_args=True, arguments="object")["messages"]
     want = [(m["tool_call_id"], names[m["tool_call_id"]]) for m in messages if m["role"] == "tool"]
     assert sorted((m["tool_call_id"], m["name"]) for m in out if m["role"] == "tool") == sorted(want)
     assert [m["role"] for m in out if m["role"] != "tool"] == [m["role"] for m in messages if m["role"] != "tool"]

@@ -104,7 +104,7 @@ def test_synthesized_rows_carry_agent_tools_and_read_back_to_them() -> None:
 
 def test_training_outputs_describe_the_tools_the_session_offered() -> None:
     story = one(case("tools_changed"))
-    assert [t["function"]["name"] for t in pc.to_messages(story)["tools"]] == ["ls"]
+    assert [t["function"]["name"] for t in pc.to_messages(story, arguments="object")["tools"]] == ["ls"]
     system = pc.to_sharegpt(story)["conversations"][0]["value"]
     assert '"name": "ls"' in system and "<tools>\n[]\n</tools>" not in system
 

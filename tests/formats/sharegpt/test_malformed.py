@@ -46,3 +46,29 @@ def test_malformed_input(text, pointer, line):
     if line == 2:  # the good record before it is kept
         assert recs[0].error is None and recs[0].story["turns"][0]["msg"] == "fine"
     assert isinstance(recs[-1].error, FormatError)
+
+
+@pytest.mark.parametrize(
+    ("record", "pointer", "words"),
+    [
+        ({"conversations": [H("ok"), {"role": "user", "content": "hi"}]}, "/conversations/1", "--from chat"),
+        ({"conversations": [{"from": "gpt"}]}, "/conversations/0", "an object with from and value"),
+        ({"conversations": [H("ok"), "str"]}, "/conversations/1", "got string"),
+        ({"conversations": [{"from": "bing", "value": "hi"}]}, "/conversations/0/from", 'role "bing"'),
+        ([1, 2, 3], "/0", "got integer"),
+        ([H("ok"), None], "/1", "got null"),
+    ],
+    ids=["chat message", "no value", "a string", "unknown role", "any JSON array", "null element"],
+)
+def test_an_element_that_is_not_a_turn_is_an_error_naming_its_pointer(record, pointer, words):
+    """Issue 12: a record whose conversation holds elements the reader does not understand is no valid document
+    with fewer (or zero) turns."""
+    with pytest.raises(FormatError) as info:
+        pc.into_storyline("sharegpt", jline(record), document_id="bad.jsonl")
+    assert info.value.pointer == pointer and info.value.line == 1
+    assert words in str(info.value)
+
+
+def test_a_chat_record_under_conversations_is_detected_as_chat():
+    [story] = pc.into_storyline("auto", jline({"conversations": [{"role": "user", "content": "hi"}]}))
+    assert story["origin"]["format"] == "chat" and story["turns"][0]["msg"] == "hi"

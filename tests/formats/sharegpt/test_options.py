@@ -27,6 +27,7 @@ def test_every_option_is_off_by_default():
         "empty_think": True,
         "drop_copied": False,
         "keep_invalid_args": False,
+        "strict": False,
     }
     for name in EXAMPLES:
         story = replay(load(f"{name}.input.json"))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from pchronicle_datasets.formats.sharegpt import conversation
 from tests.formats.sharegpt.helpers import (
     EMPTY,
     SYSTEM_NO_TOOLS,
@@ -18,7 +19,6 @@ from tests.formats.sharegpt.helpers import (
     T,
     assert_same,
     call_block,
-    conv,
     jline,
     load,
     read,
@@ -32,7 +32,23 @@ IRREGULAR: dict[str, Any] = {
         "conversations": [{"from": "function_call", "value": "x"}, {"from": "observation", "value": "y"}, H("q")]
     },
     "extra element keys": {"conversations": [{"from": "human", "value": "hi", "weight": 0}, {**G("yo"), "loss": 1.0}]},
-    "not elements": {"conversations": [{"from": "gpt"}, {"value": "x"}, "str", None, 5, [H("nested")]]},
+    "role aliases": {"conversations": [{"from": "user", "value": "hi"}, {"from": "assistant", "value": "yo"}]},
+    "llamafactory dialect": {
+        "conversations": [
+            H("2+3?"),
+            {"from": "function_call", "value": '{"name": "add", "arguments": {"a": 2, "b": 3}}'},
+            {"from": "observation", "value": "5"},
+            {"from": "observation", "value": "answers nothing"},
+            {
+                "from": "function_call",
+                "value": '[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]',
+            },
+            {"from": "observation", "value": '{"r": 1}'},
+            G("It is 5."),
+        ],
+        "tools": '[{"name": "add", "description": "", "parameters": {}}]',
+        "system": "Be brief.",
+    },
     "mislabelled name": {
         "conversations": [G(EMPTY + call_block("ls", {"p": 1})), T(response_block("c9", "wrong", "x"))]
     },
@@ -143,7 +159,7 @@ def test_same_source_an_extra_response_whose_id_names_an_earlier_call():
         ]
     }
     [story] = read(jline(record))
-    first_tool = conv(story)[2]
+    first_tool = conversation(story)[2]  # the rendering (to_sharegpt gives this record back exactly)
     assert first_tool == T(response_block("call_A", "ls", "1")), "a result of the second turn moved to the first"
     assert_same(same_source(record), record)
 

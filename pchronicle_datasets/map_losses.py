@@ -1,0 +1,125 @@
+"""One loss summary per ``ds.map`` call of a training map function, never one line per row.
+
+``datasets.Dataset.map`` gives a map function no signal that the call ends, so the map functions count each
+example's losses into the report of the map call running them (``note``) and the summary is logged when the
+call ends. The call is found on the stack: ``Dataset._map_single`` runs the function (batched or not, in this
+process or in a ``num_proc`` worker, where it processes one shard); the summary is logged when the Arrow view of
+the shard it iterates over is released, which happens when ``_map_single`` is done.
+
+- A caller that collects (``pc.collect_losses()`` around ``ds.map``, as the CLI does) gets the counts instead,
+  and nothing is logged.
+- With ``num_proc``, each worker logs the summary of its shard (``shard 0``, ``shard 1``…): a worker has no
+  channel back to the caller but its output rows.
+- Called another way (directly, ``IterableDataset.map``, a ``datasets`` whose internals moved), the losses of
+  each call are logged at once: one line per call, so nothing is ever silent.
+
+>>> import logging
+>>> from pchronicle_datasets.losses import LossReport
+>>> report = LossReport()
+>>> report.add("content_flattened", "/turns/0/msg")
+>>> note("to_messages", report, document="s1", examples=1)  # not under ds.map: logged at once
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import weakref
+from dataclasses import dataclass, field
+from types import FrameType
+
+from .losses import LossReport, active_report
+
+__all__ = ["note"]
+
+log = logging.getLogger("pchronicle_datasets.losses")
+
+# The frames between a map function and ``Dataset._map_single`` (apply_function, iter_outputs, the batched
+# wrapper of a lambda…): a few, searched a little further for safety.
+_SEARCH_DEPTH = 8
+
+
+@dataclass
+class _MapCall:
+    name: str
+    rank: int | None
+    examples: int = 0
+    report: LossReport = field(default_factory=LossReport)
+
+
+_CALLS: dict[int, _MapCall] = {}
+
+
+def _map_frame() -> FrameType | None:
+    frame = sys._getframe(3)  # note ← the map function ← … : the callers of the map function
+    for _ in range(_SEARCH_DEPTH):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == "_map_single" and frame.f_globals.get("__name__") == "datasets.arrow_dataset":
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _finish(key: int) -> None:
+    call = _CALLS.pop(key, None)
+    if call is None:
+        return
+    shard = f" (shard {call.rank})" if call.rank is not None else ""
+    if call.report:
+        log.warning(
+            "%s over %d example(s)%s (ds.map): %s [%s]",
+            call.name,
+            call.examples,
+            shard,
+            call.report.summary(),
+            "; ".join(call.report.explain()),
+        )
+    else:
+        log.info("%s over %d example(s)%s (ds.map): no loss", call.name, call.examples, shard)
+
+
+def _current_call(name: str) -> _MapCall | None:
+    frame = _map_frame()
+    if frame is None:
+        return None
+    key = id(frame)  # stable while the generator runs; the entry goes when the call ends (_finish)
+    call = _CALLS.get(key)
+    if call is not None and call.name == name:
+        return call
+    local = frame.f_locals  # a snapshot, read once per map call
+    anchor = local.get("arrow_formatted_shard")
+    if anchor is None:
+        return None
+    try:
+        weakref.finalize(anchor, _finish, key)
+    except TypeError:  # not weak-referenceable in this datasets
+        return None
+    if call is not None:
+        _finish(key)  # another map function on the same frame: the frame id was reused
+    rank = local.get("rank")
+    call = _CALLS[key] = _MapCall(name, rank if isinstance(rank, int) else None)
+    return call
+
+
+def note(name: str, report: LossReport, *, document: str = "", examples: int = 1) -> None:
+    """Count the losses of ``examples`` example(s) converted by the map function ``name`` (``document``: the
+    session they came from): into the caller's ``collect_losses()``, else into the summary of the ``ds.map``
+    call running it, else logged now."""
+    outer = active_report()
+    if outer is not None:
+        outer.update(report, document)
+        return
+    call = _current_call(name)
+    if call is None:
+        if report:
+            log.warning("%s: %s [%s]", name, _with_document(report, document).summary(), "; ".join(report.explain()))
+        return
+    call.examples += examples
+    call.report.update(report, document)
+
+
+def _with_document(report: LossReport, document: str) -> LossReport:
+    out = LossReport()
+    out.update(report, document)
+    return out
