@@ -53,3 +53,20 @@ def load(area: str, name: str) -> Golden:
     folder = DATA / area / Path(name).parent
     [path] = sorted(folder.glob(f"{Path(name).name}.input.*"))
     return Golden(area, name, path)
+
+
+def replay(inp: Any) -> dict[str, Any]:
+    """A reference input (OpenAI messages, ``tests/data/sharegpt/*.input.json``) as a Storyline document, read
+    through gateway rows: how the ShareGPT and training tests feed the reference converter's inputs."""
+    import pchronicle_datasets as pc
+
+    messages = inp if isinstance(inp, list) else inp["messages"]
+    rows = []
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant":
+            rows.append({"session_id": "x", "step_id": len(rows) + 1, "messages": messages[:i], "response": message})
+    [story] = pc.into_storyline("openai-msg", json.dumps(rows))
+    if isinstance(inp, dict) and "tools" in inp:
+        story["agent"]["tools"] = inp["tools"]
+    pc.validate(story)
+    return story

@@ -20,6 +20,7 @@ from datasets import Dataset
 
 import pchronicle_datasets as pc
 from pchronicle_datasets import PchronicleError
+from tests.goldens import replay
 
 DATA = Path(__file__).resolve().parent / "data" / "sharegpt"
 EMPTY = "<think>\n</think>\n"
@@ -27,20 +28,6 @@ EMPTY = "<think>\n</think>\n"
 
 def load(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
-
-
-def replay(inp: Any) -> dict[str, Any]:
-    """A reference input (OpenAI messages) as a Storyline document, read through gateway rows."""
-    messages = inp if isinstance(inp, list) else inp["messages"]
-    rows = []
-    for i, message in enumerate(messages):
-        if message["role"] == "assistant":
-            rows.append({"session_id": "x", "step_id": len(rows) + 1, "messages": messages[:i], "response": message})
-    [story] = pc.into_storyline("openai-msg", json.dumps(rows))
-    if isinstance(inp, dict) and "tools" in inp:
-        story["agent"]["tools"] = inp["tools"]
-    pc.validate(story)
-    return story
 
 
 def doc(session: str, turns: list[dict[str, Any]], tools: Any = None) -> dict[str, Any]:

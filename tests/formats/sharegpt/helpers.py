@@ -40,20 +40,6 @@ def assert_same(got: Any, want: Any, path: str = "") -> None:
         assert got == want, f"{path or '(root)'}: {got!r} != {want!r}"
 
 
-def replay(inp: Any) -> dict[str, Any]:
-    """A reference input (OpenAI messages) as a Storyline document, read through gateway rows."""
-    messages = inp if isinstance(inp, list) else inp["messages"]
-    rows = []
-    for i, message in enumerate(messages):
-        if message["role"] == "assistant":
-            rows.append({"session_id": "x", "step_id": len(rows) + 1, "messages": messages[:i], "response": message})
-    [story] = pc.into_storyline("openai-msg", json.dumps(rows))
-    if isinstance(inp, dict) and "tools" in inp:
-        story["agent"]["tools"] = inp["tools"]
-    pc.validate(story)
-    return story
-
-
 def jline(record: Any) -> str:
     return json.dumps(record, ensure_ascii=False)
 

@@ -15,9 +15,9 @@ from tests.formats.sharegpt.helpers import (
     conv,
     doc,
     load,
-    replay,
     values,
 )
+from tests.goldens import replay
 
 
 def test_every_option_is_off_by_default():

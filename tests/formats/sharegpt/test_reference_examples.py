@@ -13,8 +13,8 @@ from tests.formats.sharegpt.helpers import (
     conv,
     doc,
     load,
-    replay,
 )
+from tests.goldens import replay
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
