@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..compression import decompress_file
+from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import Format, Record, as_bytes, documents, first_value
+from .base import Format, Record, documents, first_value
+from .source import Source, as_source, file_chunks
 
 __all__ = [
     "convert",
@@ -129,11 +130,11 @@ def describe(sample: Any) -> str:
     return f"a JSON {json_type(sample)}"
 
 
-def detect(data: bytes, document_id: str | None = None) -> Format:
+def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     """The format of a file from its (decompressed) content, by the structure of its first record
     (``base.first_value``); ``FormatError`` saying what the file looks like when no format or more than one
-    claims it."""
-    sample = first_value(data)
+    claims it. A ``Source`` is only peeked at (its first line, when that is a JSON object or array)."""
+    sample = _sample(data) if isinstance(data, Source) else first_value(data)
     matches = [m for m in _FORMATS.values() if m.sniff(sample)]
     if len(matches) == 1:
         return matches[0]
@@ -151,44 +152,89 @@ def detect(data: bytes, document_id: str | None = None) -> Format:
     )
 
 
-def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+def _sample(src: Source) -> Any:
+    head = src.first_lines(1)
+    if head:
+        value = first_value(head[0][2])
+        if isinstance(value, (dict, list)):
+            return value  # what first_value gives for the whole text too: its first line's value
+    return first_value(src.read_all())  # a pretty-printed document (read whole anyway) or no JSON at all
+
+
+def iter_records(
+    fmt: str, data: Any, document_id: str | None = None, *, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> Iterator[Record]:
     """Every record of one source file, each with its document or the error that refused it, in file order.
 
-    ``data`` may be gzip (several members too), zstd, bzip2 or xz compressed; compressed data cut short gives
-    the records of its complete lines, then one error record naming the byte offset of the cut. ``fmt`` may be
-    ``"auto"``: the format is detected from the content (``detect``)."""
-    if not isinstance(data, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"a reader takes the file's text or bytes, got {type(data).__name__}")
+    ``data`` is the file's text or bytes, a binary file object or an iterable of byte chunks; it is read as
+    a stream, so memory holds the records being made, not the file (see ``source.Source``). It may be gzip
+    (several members too), zstd, bzip2 or xz compressed, decompressed as it is read; compressed data cut short
+    gives the records of its complete lines, then one error record naming the byte offset of the cut; more
+    than ``max_size`` decompressed bytes (``compression.MAX_DECOMPRESSED_SIZE`` by default) end the file with
+    one ``DecompressionLimitError`` record naming the limit, before memory grows. ``fmt`` may be ``"auto"``:
+    the format is detected from the content (``detect``)."""
+    if isinstance(data, Mapping) or not (
+        isinstance(data, (str, bytes, bytearray, memoryview, Iterable)) or hasattr(data, "read")
+    ):
+        raise TypeError(f"a reader takes the file's text, bytes, binary file or byte chunks, got {type(data).__name__}")
     try:
-        raw = as_bytes(data, document_id)
+        src = Source(iter_decompressed(_raw_chunks(data, document_id), document_id=document_id, max_size=max_size),
+                     document_id)  # fmt: skip
+        blank = src.is_blank()
     except FormatError as exc:
         yield Record(None, b"", error=exc)
         return
-    text, tail_error, cut = decompress_file(raw, document_id)
-    if text and not text.isspace():
+    if not blank:
         try:
-            module = detect(text, document_id) if fmt == "auto" else get_format(fmt)
+            module = detect(src, document_id) if fmt == "auto" else get_format(fmt)
         except FormatError as exc:
             # One bad record for the file; its bytes go with it only when small: an undetected 1 GB file must not
-            # become a 1 GB quarantine entry.
-            yield Record(None, as_bytes(text) if len(text) <= WHOLE_FILE_RECORD_LIMIT else b"", error=exc)
+            # become a 1 GB quarantine entry (nor be read whole).
+            yield Record(None, src.whole_if_small(WHOLE_FILE_RECORD_LIMIT) or b"", error=exc)
             return
-        yield from module.iter_records(text, document_id)
-    if tail_error is not None:
-        # The cut (or a corrupt tail): one bad record holding the incomplete last line's bytes.
-        yield Record(tail_error.line, cut, error=tail_error)
+        yield from module.iter_records(src, document_id)
+    else:
+        src.read_all()  # to its end: a stream cut short says so even when nothing before the cut is a line
+    if src.error is not None:
+        # The cut (or a corrupt tail, or the size limit): one bad record holding the incomplete last line's bytes.
+        yield Record(src.error.line, src.cut, error=src.error)
 
 
-def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = None) -> list[dict[str, Any]]:
-    """Decode ``data`` (the whole text or bytes of one source file) into valid Storyline documents.
+def _raw_chunks(data: Any, document_id: str | None) -> Iterator[bytes]:
+    """The (compressed or plain) bytes of ``data`` in chunks, without a leading UTF-8 byte-order mark."""
+    if isinstance(data, str):
+        yield as_source(data, document_id).read_all()  # a lone surrogate is the FormatError as_source raises
+        return
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        chunks: Iterator[bytes] = iter([bytes(data)])
+    elif hasattr(data, "read"):
+        chunks = file_chunks(data)
+    else:
+        chunks = (_chunk(c) for c in data)
+    first = next(chunks, b"")
+    yield first[3:] if first.startswith(b"\xef\xbb\xbf") else first
+    yield from chunks
+
+
+def _chunk(c: Any) -> bytes:
+    if not isinstance(c, (bytes, bytearray, memoryview)):
+        raise TypeError(f"byte chunks are bytes, got {type(c).__name__}")
+    return bytes(c)
+
+
+def into_storyline(
+    fmt: str, data: Any, *, document_id: str | None = None, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> list[dict[str, Any]]:
+    """Decode ``data`` (the text or bytes of one source file, a binary file object or byte chunks) into valid
+    Storyline documents.
 
     ``document_id`` names the source (usually its relative path) in errors and in ``/origin``; ``data``
-    may be compressed (gzip, zstd, bzip2, xz); ``fmt`` may be ``"auto"``. Raises ``FormatError`` or
-    ``StorylineError`` with the pointer of the first problem.
+    may be compressed (gzip, zstd, bzip2, xz; at most ``max_size`` bytes decompressed); ``fmt`` may be
+    ``"auto"``. Raises ``FormatError`` or ``StorylineError`` with the pointer of the first problem.
     """
     if fmt != "auto":
         get_format(fmt)  # an unknown name fails before any data is read
-    return documents(iter_records(fmt, data, document_id))
+    return documents(iter_records(fmt, data, document_id, max_size=max_size))
 
 
 def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:

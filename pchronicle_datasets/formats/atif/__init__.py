@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError
-from ..base import Record, as_bytes, documents, parse_file
+from ..base import Record, as_source, documents, parse_file
 from .fields import NAME, SCHEMA
 from .reader import read_trajectory
 from .writer import encode, trajectories, trajectory
@@ -57,16 +57,16 @@ def sniff(sample: Any) -> bool:
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """Every document of an ATIF file, in file order (a trajectory's own, then its subagents'); a
     trajectory that gives none is one error record (its line, its ATIF pointer)."""
-    data = as_bytes(data, document_id)
-    if not data or data.isspace():
+    src = as_source(data, document_id)
+    if src.is_blank():
         return
     try:
-        whole, parsed = parse_file(data, document_id)
+        whole, parsed = parse_file(src, document_id)
     except FormatError as exc:
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if whole:
-        yield from _records(parsed, data, document_id, None)
+        yield from _records(parsed, src.text, document_id, None)
         return
     for _, number, raw, value in parsed:
         if isinstance(value, FormatError):

@@ -1,43 +1,58 @@
 """The input shapes of RFC-0009 as one stream of rows: a top-level array of rows, the
 ``{"session_steps": [...], ...root fields}`` envelope, or JSON Lines of rows (pointers then use the line's
 index as ``{r}``: a top-level array and JSON Lines are both normalised to ``/session_steps/{r}``).
+
+JSON Lines are read one line at a time (``base.parse_source``); a file that is one JSON value (an array, an
+envelope) is one document and is parsed whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...errors import FormatError
-from ..base import Record, parse_file
+from ...jsonio import may_hold_big_int
+from ..base import Record, parse_source
+from ..source import Source
 
-__all__ = ["source_rows"]
+__all__ = ["SourceRow", "source_rows"]
 
 
-def source_rows(
-    data: bytes, document_id: str | None, scan: bool = True
-) -> Iterator[tuple[int, Any, int | None, bytes] | Record]:
-    """``(r, row, line, raw)`` for every row, or a Record carrying a file- or line-level error.
+class SourceRow(NamedTuple):
+    """One row as read: its index ``r``, value, 1-based physical line (None inside a whole-file value), its
+    source bytes (empty inside a whole-file value) and whether they may hold an integer beyond 64 bits."""
+
+    r: int
+    row: Any
+    line: int | None
+    raw: bytes
+    big: bool
+
+
+def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any] | SourceRow | Record]:
+    """Every row (``SourceRow``), or a Record carrying a file- or line-level error, in file order.
 
     The first item is always a dict of root fields (for the envelope; empty otherwise)."""
     try:
-        is_whole, parsed = parse_file(data, document_id, scan)
+        is_whole, parsed = parse_source(src, document_id)
     except FormatError as exc:
         yield {}
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if not is_whole:
         yield {}
         # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
         # writes no blank lines, gives back the same pointers; errors still name the physical line.
-        for r, number, raw, row in parsed:
-            yield Record(number, raw, error=row) if isinstance(row, FormatError) else (r, row, number, raw)
+        for r, number, _, raw, row, big in parsed:
+            yield Record(number, raw, error=row) if isinstance(row, FormatError) else SourceRow(r, row, number, raw, big)
         return
-    whole = parsed
+    whole, data = parsed, src.text
+    big = may_hold_big_int(data)  # one scan of the whole document instead of one per value
     if isinstance(whole, list):
         yield {}
         for r, row in enumerate(whole):
-            yield (r, row, None, b"")
+            yield SourceRow(r, row, None, b"", big)
     elif isinstance(whole, dict) and "session_steps" in whole:
         steps = whole["session_steps"]
         root = {k: v for k, v in whole.items() if k != "session_steps"}
@@ -52,10 +67,10 @@ def source_rows(
             )
             return
         for r, row in enumerate(steps):
-            yield (r, row, None, b"")
+            yield SourceRow(r, row, None, b"", big)
     elif isinstance(whole, dict) and "session_id" in whole:
         yield {}
-        yield (0, whole, 1, data)  # JSON Lines holding a single row
+        yield SourceRow(0, whole, 1, data, big)  # JSON Lines holding a single row
     else:
         yield {}
         kind = "an object without session_steps" if isinstance(whole, dict) else type(whole).__name__
