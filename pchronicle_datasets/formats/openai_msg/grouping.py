@@ -71,6 +71,7 @@ class Grouping:
         self.document_id = document_id
         self.budget = budget
         self.sessions: dict[str, _Session] = {}
+        self.foreign: set[str] = set()  # sessions another part of a split file owns
         self.order: list[_Session | _Bad] = []
         self.held = 0  # source bytes held in memory
         self.spilled_sessions = 0
@@ -80,11 +81,17 @@ class Grouping:
 
     # ---------------------------------------------------------------- pass 1
 
-    def add_row(self, r: int, row: dict[str, Any], line: int | None, raw: bytes, big: bool) -> None:
-        """A row with a usable ``session_id``, in file order."""
+    def add_row(self, r: int, row: dict[str, Any], line: int | None, raw: bytes, big: bool, mine: bool = True) -> None:
+        """A row with a usable ``session_id``, in file order. ``mine``: whether a session starting at this row is
+        this reader's (a part of a split file owns the sessions that start in its byte range)."""
         sid = row["session_id"]
         s = self.sessions.get(sid)
         if s is None:
+            if not mine:
+                self.foreign.add(sid)
+                return
+            if sid in self.foreign:
+                return
             s = self.sessions[sid] = _Session(sid, line)
             self.order.append(s)
             if raw:  # rows of a whole-file value have no bytes of their own: they stay (the file is in memory)
@@ -131,7 +138,7 @@ class Grouping:
 
     def _write(self, raw: bytes) -> tuple[int, int]:
         if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="pchronicle-spill-")
+            self._file = tempfile.TemporaryFile(prefix="pchronicle-spill-")  # noqa: SIM115 - closed by close()
         self._file.write(raw)
         start, self._end = self._end, self._end + len(raw)
         return start, len(raw)

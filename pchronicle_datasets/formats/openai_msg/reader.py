@@ -14,23 +14,37 @@ from .rows import source_rows
 from .session import Session
 from .tables import nonempty_str
 
-__all__ = ["build_session", "decode", "iter_records", "refused_row", "sniff"]
+__all__ = ["SPLITTABLE", "build_session", "decode", "iter_records", "refused_row", "sniff"]
+
+#: ``iter_records`` takes ``byte_range``: the builder may read one big JSON Lines file as several parts.
+SPLITTABLE = True
 
 
-def iter_records(data: Any, document_id: str | None = None, *, budget: int = BUDGET) -> Iterator[Record]:
+def iter_records(
+    data: Any,
+    document_id: str | None = None,
+    *,
+    budget: int = BUDGET,
+    byte_range: tuple[int, int | None] | None = None,
+) -> Iterator[Record]:
     """One Record per session (in first-appearance order) or per unreadable line, in file order.
 
     A session that breaks a rule is one error record; the others still convert (skip policy). ``data`` is
     read as a stream (``base.as_source``); the rows are grouped in bounded memory (``grouping.Grouping``:
     at most ``budget`` bytes of rows held parsed, the rest spilled to a temporary file), so the first record
-    comes once the whole file has been read: only then is every session complete."""
+    comes once the whole file has been read: only then is every session complete.
+
+    ``byte_range=(start, end)`` (``end`` None: the file's end) reads one part of a split file (``SPLITTABLE``):
+    the records of the sessions whose first row, and of the bad lines that, start at a byte offset in
+    ``[start, end)`` — the whole file is still read, for those sessions' later rows. The parts of a file, in
+    order, give exactly the file's records."""
     src = as_source(data, document_id)
     if src.is_blank():
         return  # an empty file holds no rows
     groups = Grouping(document_id, budget)
     try:
         with gc_paused():  # plain JSON values: no cycles for the collector to find while the file is read
-            root = _collect(src, document_id, groups)
+            root = _collect(src, document_id, groups, byte_range)
     except BaseException:
         groups.close()
         raise
@@ -42,19 +56,25 @@ def iter_records(data: Any, document_id: str | None = None, *, budget: int = BUD
     yield from groups.records(build)
 
 
-def _collect(src: Source, document_id: str | None, groups: Grouping) -> dict[str, Any]:
+def _collect(
+    src: Source, document_id: str | None, groups: Grouping, byte_range: tuple[int, int | None] | None
+) -> dict[str, Any]:
     """Pass 1: every row into its session, every bad line into the file's order; returns the root fields."""
     items = source_rows(src, document_id)
     root = next(items)
+    start, end = byte_range or (0, None)
     for item in items:
-        if isinstance(item, Record):
-            groups.add_bad(item, parsed=False)
+        mine = byte_range is None or (start <= item.offset and (end is None or item.offset < end))
+        if item.error is not None:
+            if mine:
+                groups.add_bad(item.error, parsed=False)
             continue
         refused = refused_row(item.r, item.row, item.line, item.raw, document_id)
         if refused is not None:
-            groups.add_bad(refused, parsed=True)
+            if mine:
+                groups.add_bad(refused, parsed=True)
         else:
-            groups.add_row(item.r, item.row, item.line, item.raw, item.big)
+            groups.add_row(item.r, item.row, item.line, item.raw, item.big, mine)
     return root  # type: ignore[return-value]
 
 

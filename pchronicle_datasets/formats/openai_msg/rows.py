@@ -21,31 +21,38 @@ __all__ = ["SourceRow", "source_rows"]
 
 class SourceRow(NamedTuple):
     """One row as read: its index ``r``, value, 1-based physical line (None inside a whole-file value), its
-    source bytes (empty inside a whole-file value) and whether they may hold an integer beyond 64 bits."""
+    source bytes (empty inside a whole-file value), whether they may hold an integer beyond 64 bits, and the
+    byte offset of its line in the stream (0 inside a whole-file value); or, with ``error``, the Record of a
+    line (or file) that gives no row."""
 
     r: int
     row: Any
     line: int | None
     raw: bytes
     big: bool
+    offset: int = 0
+    error: Record | None = None
 
 
-def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any] | SourceRow | Record]:
-    """Every row (``SourceRow``), or a Record carrying a file- or line-level error, in file order.
+def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any] | SourceRow]:
+    """Every row (``SourceRow``), or one carrying a file- or line-level error, in file order.
 
     The first item is always a dict of root fields (for the envelope; empty otherwise)."""
     try:
         is_whole, parsed = parse_source(src, document_id)
     except FormatError as exc:
         yield {}
-        yield Record(exc.line, src.text, error=exc)
+        yield _bad(Record(exc.line, src.text, error=exc))
         return
     if not is_whole:
         yield {}
         # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
         # writes no blank lines, gives back the same pointers; errors still name the physical line.
-        for r, number, _, raw, row, big in parsed:
-            yield Record(number, raw, error=row) if isinstance(row, FormatError) else SourceRow(r, row, number, raw, big)
+        for r, number, offset, raw, row, big in parsed:
+            if isinstance(row, FormatError):
+                yield SourceRow(r, None, number, raw, big, offset, Record(number, raw, error=row))
+            else:
+                yield SourceRow(r, row, number, raw, big, offset)
         return
     whole, data = parsed, src.text
     big = may_hold_big_int(data)  # one scan of the whole document instead of one per value
@@ -58,13 +65,10 @@ def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any]
         root = {k: v for k, v in whole.items() if k != "session_steps"}
         yield root
         if not isinstance(steps, list):
-            yield Record(
-                None,
-                data,
-                error=FormatError(
-                    "session_steps must be an array of rows", pointer="/session_steps", document_id=document_id
-                ),
+            error = FormatError(
+                "session_steps must be an array of rows", pointer="/session_steps", document_id=document_id
             )
+            yield _bad(Record(None, data, error=error))
             return
         for r, row in enumerate(steps):
             yield SourceRow(r, row, None, b"", big)
@@ -74,11 +78,12 @@ def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any]
     else:
         yield {}
         kind = "an object without session_steps" if isinstance(whole, dict) else type(whole).__name__
-        yield Record(
-            None,
-            data,
-            error=FormatError(
-                f"expected an array of rows, a {{'session_steps': [...]}} envelope or JSON Lines of rows; got {kind}",
-                document_id=document_id,
-            ),
+        error = FormatError(
+            f"expected an array of rows, a {{'session_steps': [...]}} envelope or JSON Lines of rows; got {kind}",
+            document_id=document_id,
         )
+        yield _bad(Record(None, data, error=error))
+
+
+def _bad(record: Record) -> SourceRow:
+    return SourceRow(0, None, record.line, record.raw, False, 0, record)
