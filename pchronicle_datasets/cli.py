@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import re
 import signal
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import fsspec
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from .atomic import AtomicOutput, OutputError
+from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
@@ -47,6 +50,7 @@ EPILOG = """examples:
   pchronicle-datasets convert 'captures/*.jsonl' --to parquet -o out/rows --engine spark --master local[2]
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
+BATCH = 256  # documents encoded and written at a time by convert
 PUSH_CONVERSIONS = ("rows", "sharegpt", "messages", "traces", "rows+traces")
 
 
@@ -54,18 +58,19 @@ def _fail(message: str) -> SystemExit:
     return SystemExit(f"pchronicle-datasets: {message}")
 
 
-def _read(path: str) -> bytes:
-    try:
-        with fsspec.open(path, "rb") as f:
-            return f.read()
-    except (OSError, ValueError, ImportError) as exc:
-        raise _fail(f"cannot read {path}: {exc}") from None
-
-
-def _records(paths: Sequence[str], fmt: str, desc: str) -> Iterator[tuple[str, Record]]:
+def _records(
+    paths: Sequence[str], fmt: str, desc: str, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> Iterator[tuple[str, Record]]:
+    """Every record of every input, each file read as a stream (memory: the records being made)."""
     for path in tqdm(paths, desc=desc, unit="file", disable=None, file=sys.stderr):
-        for rec in iter_records(fmt, _read(path), path):
-            yield path, rec
+        try:
+            with fsspec.open(path, "rb") as f:
+                for rec in iter_records(fmt, f, path, max_size=max_size):
+                    yield path, rec
+        except (OSError, ValueError, ImportError) as exc:
+            if isinstance(exc, PchronicleError):
+                raise
+            raise _fail(f"cannot read {path}: {exc}") from None
 
 
 class _BadRecords:
@@ -96,21 +101,27 @@ class _BadRecords:
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
-    bad = _BadRecords(args.on_bad_records, args.quarantine)
-    stories = []
-    for path, rec in _records(args.inputs, args.source, desc):
+    return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine)))
+
+
+def _iter_stories(args: argparse.Namespace, desc: str, bad: _BadRecords) -> Iterator[dict[str, Any]]:
+    for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size):
         if rec.error is not None:
             bad(path, rec)
         else:
-            stories.append(rec.story)
+            yield rec.story
     if bad.count:
         print(bad.log.summary(), file=sys.stderr)
-    return stories
+
+
+def _batches(stories: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[list[dict[str, Any]]]:
+    while batch := list(itertools.islice(stories, size)):
+        yield batch
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = documents = 0
-    for path, rec in _records(args.inputs, args.source, "validating"):
+    for path, rec in _records(args.inputs, args.source, "validating", args.max_decompressed_size):
         if rec.error is None:
             documents += 1
             continue
@@ -129,7 +140,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     bad: collections.Counter = collections.Counter()
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
-    for path, rec in _records(args.inputs, args.source, "inspecting"):
+    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
         if rec.error is not None:
             bad[path] += 1
             continue
@@ -197,37 +208,76 @@ def cmd_convert(args: argparse.Namespace) -> int:
         return spark_convert(args)
     output = _output(args)
     with output as tmp:
-        stories = _stories(args, "converting")
+        stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine))
         message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
     return 0
 
 
-def _write(args: argparse.Namespace, stories: list[dict[str, Any]], tmp: Path, out: Path) -> str:
-    """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder); the message names ``out``."""
+def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, out: Path) -> str:
+    """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder) as they come, a batch at a time
+    (a writer that needs every document at once — ``ENCODE_IN_BATCHES`` false — gets the list); the message
+    names ``out``."""
     if args.target in TABLE_OUTPUTS:
-        table = rows_to_table(story_to_row(s, check=False) for s in stories)
-        if args.target == "parquet":
-            pq.write_table(table, tmp)
-        else:
+        return f"wrote {_write_table(args.target, stories, tmp)} document(s) to {out}"
+    fmt = get_format(args.target)
+    count = 0
+    if args.per_document:
+        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes. The names
+        # depend on every session id, so each document waits in a numbered file until all are known.
+        sessions = []
+        for story in stories:
+            (tmp / f".part-{len(sessions)}").write_text(fmt.encode([story]), encoding="utf-8")
+            sessions.append(story["session"])
+        for i, name in enumerate(document_file_names(sessions)):
+            (tmp / f".part-{i}").replace(safe_path(tmp, name))
+        return f"wrote {len(sessions)} document(s) to {out}"
+    if fmt.OUTPUT == "folder":
+        # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
+        lines: dict[str, int] = {}
+        for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+            for name, text in fmt.encode_folder(batch).items():  # type: ignore[attr-defined]
+                with safe_path(tmp, name).open("a" if name in lines else "w", encoding="utf-8") as f:
+                    f.write(text)
+                lines[name] = lines.get(name, 0) + text.count("\n")
+        return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
+    with tmp.open("w", encoding="utf-8") as f:
+        for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+            f.write(fmt.encode(batch))
+            count += len(batch)
+    return f"wrote {count} document(s) to {out}"
+
+
+def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> int:
+    """Rows as Parquet (one row group per batch) or as a datasets folder (an Arrow file first, memory-mapped)."""
+    count = 0
+    arrow = tmp.with_name(tmp.name + ".arrow") if target == "dataset" else None
+    writer: Any = None
+    try:
+        for batch in _batches(stories):
+            table = rows_to_table(story_to_row(s, check=False) for s in batch)
+            if writer is None:
+                writer = (
+                    pq.ParquetWriter(tmp, table.schema) if arrow is None else pa.ipc.new_stream(arrow, table.schema)
+                )
+            writer.write_table(table)
+            count += len(batch)
+        if writer is None:
+            table = rows_to_table([])
+            writer = pq.ParquetWriter(tmp, table.schema) if arrow is None else pa.ipc.new_stream(arrow, table.schema)
+            writer.write_table(table)
+        writer.close()
+        writer = None
+        if arrow is not None:
             from datasets import Dataset
 
-            Dataset(table).save_to_disk(str(tmp))
-        return f"wrote {len(stories)} document(s) to {out}"
-    fmt = get_format(args.target)
-    if args.per_document:
-        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
-        for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
-            safe_path(tmp, name).write_text(fmt.encode([story]), encoding="utf-8")
-    elif fmt.OUTPUT == "folder":
-        # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
-        files = fmt.encode_folder(stories)  # type: ignore[attr-defined]
-        for name, text in files.items():
-            safe_path(tmp, name).write_text(text, encoding="utf-8")
-        return "wrote " + ", ".join(f"{text.count(chr(10))} record(s) to {out / name}" for name, text in files.items())
-    else:
-        tmp.write_text(fmt.encode(stories), encoding="utf-8")
-    return f"wrote {len(stories)} document(s) to {out}"
+            Dataset.from_file(str(arrow)).save_to_disk(str(tmp))
+    finally:
+        if writer is not None:
+            writer.close()
+        if arrow is not None:
+            arrow.unlink(missing_ok=True)
+    return count
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -262,6 +312,14 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
         choices=["auto", *format_names()],
         help="the input format (default: detect it from each file's content)",
     )
+    p.add_argument(
+        "--max-decompressed-size",
+        type=_size,
+        default=MAX_DECOMPRESSED_SIZE,
+        metavar="BYTES",
+        help="the most bytes one compressed input may decompress to (default 64G; suffixes K, M, G, T): a "
+        "decompression bomb stops there with an error naming the file and the limit",
+    )
     if policy:
         p.add_argument(
             "--on-bad-records",
@@ -270,6 +328,25 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
             help="stop at the first bad record (default) or skip it",
         )
         p.add_argument("--quarantine", metavar="PATH", help="with skip: append each bad record and its error here")
+
+
+def _table_writer(tmp: Path, arrow: Path | None, schema: pa.Schema) -> Any:
+    return pq.ParquetWriter(tmp, schema) if arrow is None else pa.ipc.new_stream(arrow, schema)
+
+
+def _size(text: str) -> int:
+    """A byte count: digits with an optional K, M, G or T suffix (powers of 1024).
+
+    >>> _size("64G"), _size("1000")
+    (68719476736, 1000)
+    """
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    text = text.strip().upper().removesuffix("B")
+    scale = units.get(text[-1:], 1)
+    digits = text[:-1] if text[-1:] in units else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"a positive size in bytes (optionally with K, M, G or T), got {text!r}")
+    return int(digits) * scale
 
 
 def _command(sub: Any, name: str, help: str) -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # RFC-0001's file convention: {session}.storyline.json, one document each
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:

@@ -25,6 +25,7 @@ from .writer import encode, trajectories, trajectory
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "NAME",
     "OUTPUT",
@@ -41,6 +42,7 @@ ALIASES: tuple[str, ...] = ("harbor",)
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = False
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 
 def sniff(sample: Any) -> bool:
