@@ -109,19 +109,15 @@ class Source:
     def _chunks(self) -> Iterator[bytes]:
         first = True
         while True:
-            try:
-                chunk = next(self._raw)
-            except StopIteration:
-                return
-            except DecompressionLimitError as exc:
-                self.error = exc  # nothing of a bomb is kept: its cut is not a line
-                return
-            except FormatError as exc:
-                self.error = exc  # completed with the line numbers in _scan
+            chunk = self._next_raw()
+            if chunk is None:
                 return
             if first and chunk and not self._replay:
-                if len(chunk) < len(_BOM) and _BOM.startswith(chunk):
-                    chunk += next(self._raw, b"")  # a BOM split across chunks (only a test does that)
+                while len(chunk) < len(_BOM) and _BOM.startswith(chunk):  # a mark split across chunks
+                    more = self._next_raw()
+                    if more is None:
+                        break
+                    chunk += more
                 if chunk.startswith(_BOM):
                     chunk, self._bom = chunk[len(_BOM) :], True
                 first = False
@@ -144,6 +140,18 @@ class Source:
                     self._leading = None
                 self._seen.append(chunk)
             yield chunk
+
+    def _next_raw(self) -> bytes | None:
+        """The next chunk, or None at the end or when the stream stopped on an error (kept in ``error``)."""
+        if self.error is not None and not self._replay:
+            return None
+        try:
+            return next(self._raw)
+        except StopIteration:
+            return None
+        except FormatError as exc:  # a DecompressionLimitError too: nothing of a bomb is kept, its cut is no line
+            self.error = exc  # completed with the line numbers in _scan
+            return None
 
     def _scan(self) -> Iterator[Line]:
         number = offset = carry_len = carry_start = 0
