@@ -160,6 +160,23 @@ class Source:
         for chunk in self._chunks():
             if first:  # offsets count the bytes of the stream, a dropped byte-order mark too
                 offset, first = (len(_BOM) if self._bom else 0), False
+            if chunk.isspace() and (not carry or (carry_len <= WHITESPACE_KEPT and b"".join(carry).isspace())):
+                # Blank lines only (a whitespace bomb, or padding): counted at C speed, no line handed out.
+                nl = chunk.rfind(b"\n")
+                rest, rest_start = chunk, offset
+                if nl >= 0:
+                    number += chunk.count(b"\n")
+                    carry, carry_len = [], 0  # the blank lines end here
+                    rest, rest_start = chunk[nl + 1 :], offset + nl + 1
+                if rest and carry_len + len(rest) <= WHITESPACE_KEPT:
+                    if not carry:
+                        carry_start = rest_start
+                    carry.append(rest)
+                    carry_len += len(rest)
+                elif rest:
+                    carry, carry_len = [], 0  # whitespace beyond WHITESPACE_KEPT at a line's start: not kept
+                offset += len(chunk)
+                continue
             parts = chunk.split(b"\n")
             last = parts.pop()
             for part in parts:
