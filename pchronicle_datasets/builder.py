@@ -56,6 +56,7 @@ MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
 SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
 HEAD = 1 << 20  # bytes read to decide whether a file can be split
+FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
 _quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
 
 
@@ -229,7 +230,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             # Decoding and row building allocate many containers without cycles: the collector waits
             # (see gc_pause.py), and runs again while datasets writes the batch.
             with gc_paused():
-                table = self._next_table(records, name)
+                # A small first batch: a streaming reader gets its first rows as soon as they are built.
+                table = self._next_table(records, name, FIRST_BATCH if batch == 0 else self.config.batch_size)
             if table is None:
                 break
             yield Key(shard, batch), table
@@ -277,7 +279,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             "(download_mode='force_redownload' generates again)"
         )
 
-    def _next_table(self, records: Iterator, name: str) -> Any:
+    def _next_table(self, records: Iterator, name: str, size: int) -> Any:
         """The next batch of rows as an Arrow table, or None when the file is done."""
         rows: list[dict[str, Any]] = []
         for rec in records:
@@ -294,7 +296,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 # A Storyline document without provenance gets its file's (documents that have an origin keep it).
                 story = {**story, "origin": origin("storyline", name)}
             rows.append(story_to_row(story, check=False))  # readers return validated documents
-            if len(rows) >= self.config.batch_size:
+            if len(rows) >= size:
                 break
         return rows_to_table(rows) if rows else None
 

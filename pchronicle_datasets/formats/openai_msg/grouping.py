@@ -37,7 +37,7 @@ from ..base import Record
 
 __all__ = ["BUDGET", "Grouping"]
 
-BUDGET = 256 << 20  # source bytes of rows held parsed in memory before sessions are spilled to disk
+BUDGET = 128 << 20  # source bytes of rows held parsed in memory before sessions are spilled to disk
 
 Row = tuple[int, Any, "int | None", bytes]  # (r, row, line, raw), what build_session takes
 
