@@ -291,3 +291,41 @@ def test_an_openai_msg_reply_with_many_unclosed_function_openings_reads_within_t
     with hard_timeout(30, "openai-msg on 4 MB of unclosed <function= openings"):
         stories = into_storyline("openai-msg", orjson.dumps(row) + b"\n", document_id="cap.jsonl")
     assert stories[0]["turns"][-1]["src"] == "agent"
+
+
+_ROW_LINES = st.sampled_from(
+    [
+        b'{"session_id": "a", "step_id": 1}',
+        b'{"session_id":"b","step_id":2,"meta":{"session_id":"x"}}',
+        b'{"session_id": "a", "session_id": "c", "step_id": 1}',
+        b'{"session\\u005fid": "d", "session_id": "a"}',
+        b'{"step_id": 1, "session_id": "a"}',
+        b'{"session_id": "a", "step_id": ',
+        b'{"session_id": "", "step_id": 1}',
+        b'{"session_id": "a\\"b", "step_id": 1}',
+        b'  {"session_id" : "\xc3\xa9", "note": "say \\"session_id\\""}',
+        b'{"session_id": "a", "x": "\\"session_id"}',
+        b"[1]",
+        b"{bad",
+    ]
+)
+
+
+@given(_ROW_LINES)
+def test_the_fast_session_id_is_the_parsed_one_on_every_valid_line(raw):
+    sid = openai_msg.parts.fast_session_id(raw)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return  # a broken line: the part confirms what it seemed to start (next test)
+    assert sid is None or (isinstance(value, dict) and value.get("session_id") == sid)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_ROW_LINES, min_size=1, max_size=10), st.floats(0, 1))
+def test_parts_agree_with_the_whole_file_on_lines_that_only_look_like_rows(lines, cut):
+    """A broken line that seems to start a session before a part's range does not take the session from it."""
+    data = b"\n".join([*lines, b'{"session_id": "a", "step_id": 9}', b'{"session_id": "d", "step_id": 9}']) + b"\n"
+    start = data.rfind(b"\n", 0, int(cut * len(data))) + 1
+    got = [rec for r in ((0, start), (start, None)) for rec in openai_msg.iter_records(data, "f.jsonl", byte_range=r)]
+    assert signature(got) == signature(openai_msg.iter_records(data, "f.jsonl"))

@@ -19,6 +19,7 @@ from ..jsonio import loads, may_hold_big_int
 from .source import Source, as_source
 
 __all__ = [
+    "UNPARSED",
     "Format",
     "Record",
     "Source",
@@ -28,6 +29,7 @@ __all__ = [
     "first_value",
     "json_lines",
     "parse_file",
+    "parse_line",
     "parse_source",
     "parsed_lines",
 ]
@@ -204,11 +206,28 @@ def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None 
         return False, parsed_lines(data, lines, document_id, scan)
 
 
-def parse_source(src: Source, document_id: str | None) -> tuple[bool, Any]:
+UNPARSED = object()  # the value of a JSON Lines line that parse_source(lazy=True) left for the caller to parse
+
+
+def parse_line(raw: bytes, document_id: str | None, line: int | None) -> tuple[Any, bool]:
+    """``(value or FormatError, may hold a big integer)`` of one JSON Lines line, as ``parse_source`` parses it.
+
+    >>> parse_line(b'{"a": 1}', "f.jsonl", 3)
+    ({'a': 1}, False)
+    """
+    big = may_hold_big_int(raw)
+    try:
+        return loads(raw, document_id=document_id, line=line, scan=big), big
+    except FormatError as exc:
+        return exc, big
+
+
+def parse_source(src: Source, document_id: str | None, *, lazy: bool = False) -> tuple[bool, Any]:
     """``parse_file`` on a stream, deciding from the file's first lines, with the same outcome as on the whole
     text: ``(True, value)`` (then ``src.text`` is the whole text), or ``(False, lines)`` where each line is
     ``(index, line, offset, raw, value or FormatError, may hold a big integer)`` (``StreamLine``), parsed only
-    when the iterator reaches it.
+    when the iterator reaches it — or, with ``lazy``, not at all: the value is ``UNPARSED`` and the caller
+    parses the lines it needs (``parse_line``).
 
     - the first non-blank line is, by itself, a JSON value and the only one: the file is that value;
     - it is a JSON object or array and a second non-blank line follows: JSON Lines, streamed — a whole text
@@ -239,7 +258,7 @@ def parse_source(src: Source, document_id: str | None) -> tuple[bool, Any]:
             line = src.peek_more()
             if line is None:
                 return _parse_text(src, document_id, None)
-    return False, _stream_lines(src, document_id)
+    return False, _stream_lines(src, document_id, lazy)
 
 
 def _parse_text(src: Source, document_id: str | None, line: bytes | None) -> tuple[bool, Any]:
@@ -251,9 +270,12 @@ def _parse_text(src: Source, document_id: str | None, line: bytes | None) -> tup
     whole, parsed = parse_file(text, document_id)
     if whole:
         return True, parsed
-    # Offset -1: these lines are in memory already; nothing re-reads them from the stream.
     big = may_hold_big_int(text)
-    return False, ((i, n, -1, r, v, big) for i, n, r, v in parsed)
+    starts, at = [], src.skipped  # each physical line's offset in the stream (a dropped byte-order mark counts)
+    for piece in text.split(b"\n"):
+        starts.append(at)
+        at += len(piece) + 1
+    return False, ((i, n, starts[n - 1], r, v, big) for i, n, r, v in parsed)
 
 
 def _is_row_like(raw: bytes) -> bool:
@@ -263,11 +285,9 @@ def _is_row_like(raw: bytes) -> bool:
         return False
 
 
-def _stream_lines(src: Source, document_id: str | None) -> Iterator[StreamLine]:
+def _stream_lines(src: Source, document_id: str | None, lazy: bool = False) -> Iterator[StreamLine]:
     for index, (number, offset, raw) in enumerate(src.lines()):
-        big = may_hold_big_int(raw)
-        try:
-            value: Any = loads(raw, document_id=document_id, line=number, scan=big)
-        except FormatError as exc:
-            value = exc
-        yield index, number, offset, raw, value, big
+        if lazy:
+            yield index, number, offset, raw, UNPARSED, False
+        else:
+            yield index, number, offset, raw, *parse_line(raw, document_id, number)

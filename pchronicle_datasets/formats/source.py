@@ -268,6 +268,11 @@ class Source:
         return data
 
     @property
+    def skipped(self) -> int:
+        """Bytes at the start of the stream that are not in the text (a dropped byte-order mark)."""
+        return len(_BOM) if self._bom else 0
+
+    @property
     def trimmed(self) -> bool:
         """Whether leading whitespace beyond ``WHITESPACE_KEPT`` bytes was left out of ``read_all``."""
         return self._trimmed

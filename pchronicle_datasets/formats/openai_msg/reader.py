@@ -10,6 +10,7 @@ from ...gc_pause import gc_paused
 from ..base import Record, as_source, documents
 from ..source import Source
 from .grouping import BUDGET, Grouping
+from .parts import Part, Reread, reread_of
 from .rows import source_rows
 from .session import Session
 from .tables import nonempty_str
@@ -44,7 +45,7 @@ def iter_records(
     groups = Grouping(document_id, budget)
     try:
         with gc_paused():  # plain JSON values: no cycles for the collector to find while the file is read
-            root = _collect(src, document_id, groups, byte_range)
+            root = _collect(src, document_id, groups, byte_range, reread_of(data) if byte_range else None)
     except BaseException:
         groups.close()
         raise
@@ -57,13 +58,21 @@ def iter_records(
 
 
 def _collect(
-    src: Source, document_id: str | None, groups: Grouping, byte_range: tuple[int, int | None] | None
+    src: Source,
+    document_id: str | None,
+    groups: Grouping,
+    byte_range: tuple[int, int | None] | None,
+    reread: Reread | None,
 ) -> dict[str, Any]:
-    """Pass 1: every row into its session, every bad line into the file's order; returns the root fields."""
-    items = source_rows(src, document_id)
-    root = next(items)
+    """Pass 1: every row into its session, every bad line into the file's order; returns the root fields. A
+    part of a split file whose bytes can be read again passes over the lines it does not need (``parts``)."""
     start, end = byte_range or (0, None)
+    part = Part(groups, document_id, start, end, reread) if reread is not None else None
+    items = source_rows(src, document_id, lazy=part is not None)
+    root = next(items)
     for item in items:
+        if part is not None and (item := part.add(item)) is None:
+            continue
         mine = byte_range is None or (start <= item.offset and (end is None or item.offset < end))
         if item.error is not None:
             if mine:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ...errors import FormatError
 from ...jsonio import may_hold_big_int
-from ..base import Record, parse_source
+from ..base import UNPARSED, Record, parse_source
 from ..source import Source
 
 __all__ = ["SourceRow", "source_rows"]
@@ -34,12 +34,13 @@ class SourceRow(NamedTuple):
     error: Record | None = None
 
 
-def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any] | SourceRow]:
+def source_rows(src: Source, document_id: str | None, lazy: bool = False) -> Iterator[dict[str, Any] | SourceRow]:
     """Every row (``SourceRow``), or one carrying a file- or line-level error, in file order.
 
-    The first item is always a dict of root fields (for the envelope; empty otherwise)."""
+    The first item is always a dict of root fields (for the envelope; empty otherwise). ``lazy``: JSON Lines
+    rows come unparsed (``row`` is ``base.UNPARSED``; ``base.parse_line`` parses one)."""
     try:
-        is_whole, parsed = parse_source(src, document_id)
+        is_whole, parsed = parse_source(src, document_id, lazy=lazy)
     except FormatError as exc:
         yield {}
         yield _bad(Record(exc.line, src.text, error=exc))
@@ -49,7 +50,9 @@ def source_rows(src: Source, document_id: str | None) -> Iterator[dict[str, Any]
         # {r} is the row's index among the non-blank lines (blank lines are not rows), so that export, which
         # writes no blank lines, gives back the same pointers; errors still name the physical line.
         for r, number, offset, raw, row, big in parsed:
-            if isinstance(row, FormatError):
+            if row is UNPARSED:
+                yield SourceRow(r, row, number, raw, big, offset)
+            elif isinstance(row, FormatError):
                 yield SourceRow(r, None, number, raw, big, offset, Record(number, raw, error=row))
             else:
                 yield SourceRow(r, row, number, raw, big, offset)
