@@ -187,7 +187,7 @@ def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None 
     ``data`` may be a ``Source``: JSON Lines are then parsed one line at a time as the stream comes
     (``parse_source``), and the whole text, when the file is one value (or neither), is ``data.text``.
 
-    >>> src = as_source(b'{"n": 1}\n{"n": 2}\n')
+    >>> src = as_source(b'{"n": 1}\\n{"n": 2}\\n')
     >>> whole, lines = parse_file(src, "f.jsonl")
     >>> whole, [(index, line, value) for index, line, raw, value in lines]
     (False, [(0, 1, {'n': 1}), (1, 2, {'n': 2})])
