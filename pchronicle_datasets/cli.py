@@ -58,19 +58,28 @@ def _fail(message: str) -> SystemExit:
     return SystemExit(f"pchronicle-datasets: {message}")
 
 
+def _read(path: str) -> Any:
+    """The input opened as a binary file (readers take it as a stream; ``_records`` closes it)."""
+    try:
+        return fsspec.open(path, "rb").open()
+    except (OSError, ValueError, ImportError) as exc:
+        raise _fail(f"cannot read {path}: {exc}") from None
+
+
 def _records(
     paths: Sequence[str], fmt: str, desc: str, max_size: int = MAX_DECOMPRESSED_SIZE
 ) -> Iterator[tuple[str, Record]]:
     """Every record of every input, each file read as a stream (memory: the records being made)."""
     for path in tqdm(paths, desc=desc, unit="file", disable=None, file=sys.stderr):
+        data = _read(path)
         try:
-            with fsspec.open(path, "rb") as f:
-                for rec in iter_records(fmt, f, path, max_size=max_size):
-                    yield path, rec
-        except (OSError, ValueError, ImportError) as exc:
-            if isinstance(exc, PchronicleError):
-                raise
+            for rec in iter_records(fmt, data, path, max_size=max_size):
+                yield path, rec
+        except OSError as exc:
             raise _fail(f"cannot read {path}: {exc}") from None
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
 
 class _BadRecords:
@@ -235,39 +244,52 @@ def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Pat
     if fmt.OUTPUT == "folder":
         # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
         lines: dict[str, int] = {}
-        for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+        batched = getattr(fmt, "ENCODE_IN_BATCHES", False)
+        for batch in _batches(stories) if batched else [list(stories)]:
             for name, text in fmt.encode_folder(batch).items():  # type: ignore[attr-defined]
-                with safe_path(tmp, name).open("a" if name in lines else "w", encoding="utf-8") as f:
-                    f.write(text)
+                _write_text(safe_path(tmp, name), text, append=name in lines)
                 lines[name] = lines.get(name, 0) + text.count("\n")
+        if not lines:  # no document: the folder still gets the format's (empty) files
+            for name, text in fmt.encode_folder([]).items():  # type: ignore[attr-defined]
+                _write_text(safe_path(tmp, name), text, append=False)
+                lines[name] = text.count("\n")
         return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
-    with tmp.open("w", encoding="utf-8") as f:
-        for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
-            f.write(fmt.encode(batch))
-            count += len(batch)
+    for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+        _write_text(tmp, fmt.encode(batch), append=count > 0)
+        count += len(batch)
+    if not count:
+        _write_text(tmp, fmt.encode([]), append=False)
     return f"wrote {count} document(s) to {out}"
+
+
+def _write_text(path: Path, text: str, *, append: bool) -> None:
+    if not append:
+        path.write_text(text, encoding="utf-8")
+        return
+    with path.open("a", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> int:
     """Rows as Parquet (one row group per batch) or as a datasets folder (an Arrow file first, memory-mapped)."""
-    count = 0
     arrow = tmp.with_name(tmp.name + ".arrow") if target == "dataset" else None
     writer: Any = None
     try:
-        for batch in _batches(stories):
-            table = rows_to_table(story_to_row(s, check=False) for s in batch)
-            if writer is None:
-                writer = (
-                    pq.ParquetWriter(tmp, table.schema) if arrow is None else pa.ipc.new_stream(arrow, table.schema)
-                )
-            writer.write_table(table)
-            count += len(batch)
-        if writer is None:
-            table = rows_to_table([])
+        batches = _batches(stories)
+        first = next(batches, [])
+        table = rows_to_table(story_to_row(s, check=False) for s in first)
+        count = len(first)
+        second = next(batches, None)
+        if second is None and arrow is None:
+            pq.write_table(table, tmp)  # one batch: one write
+        else:
             writer = pq.ParquetWriter(tmp, table.schema) if arrow is None else pa.ipc.new_stream(arrow, table.schema)
             writer.write_table(table)
-        writer.close()
-        writer = None
+            for batch in itertools.chain([second] if second else [], batches):
+                writer.write_table(rows_to_table(story_to_row(s, check=False) for s in batch))
+                count += len(batch)
+            writer.close()
+            writer = None
         if arrow is not None:
             from datasets import Dataset
 
@@ -328,10 +350,6 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
             help="stop at the first bad record (default) or skip it",
         )
         p.add_argument("--quarantine", metavar="PATH", help="with skip: append each bad record and its error here")
-
-
-def _table_writer(tmp: Path, arrow: Path | None, schema: pa.Schema) -> Any:
-    return pq.ParquetWriter(tmp, schema) if arrow is None else pa.ipc.new_stream(arrow, schema)
 
 
 def _size(text: str) -> int:
