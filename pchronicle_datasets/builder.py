@@ -9,8 +9,10 @@ no longer runs dataset scripts), so it loads the way ``load_dataset("json", …)
 
 Each file gives rows of ``STORYLINE_FEATURES``, one per Storyline document. The builder owns I/O: it opens
 files through datasets' file layer (local, ``hf://``, ``s3://``…, streaming or not), decompresses them itself
-(gzip member by member, zstd, bzip2, xz) and hands bytes to the format modules. Files are the shards, so
-``num_proc`` and streaming work per file.
+(gzip member by member, zstd, bzip2, xz) as it reads, and hands the stream to the format modules, so memory
+is bounded by the largest document, not the file. Files are the shards, so ``num_proc`` and streaming work
+per file; with ``num_proc`` > 1, a big plain JSON Lines file of a format that can be split (openai-msg) is
+also several shards, its byte ranges (``docs/builder.md``, "One big capture").
 
 Skip policy and the quarantine file (``quarantine.py``): each ``load_dataset`` call that generates is one run
 with its own id, carried by every entry it appends. A streaming dataset iterated again is the same run: its
@@ -31,14 +33,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import datasets
+import orjson
 from datasets.builder import Key
 from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
 from datasets.utils.py_utils import classproperty
 
+from .compression import MAX_DECOMPRESSED_SIZE, compression_of
 from .errors import FormatError, PchronicleError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
-from .formats import format_names, iter_records
+from .formats import detect, format_names, get_format, iter_records
+from .formats.base import as_bytes
 from .formats.residual import origin
 from .gc_pause import gc_paused
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, check_writable, new_run_id, repair
@@ -49,6 +54,9 @@ __all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteE
 
 MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
+SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
+HEAD = 1 << 20  # bytes read to decide whether a file can be split
+FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
 _quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
 
 
@@ -73,13 +81,17 @@ class PchronicleConfig(datasets.BuilderConfig):
     ``on_bad_records``: ``"error"`` (stop at the first bad record, naming file, line and pointer) or ``"skip"``
     (leave out the smallest unit that keeps the rest correct — a JSON Lines line that is not JSON, a session
     that breaks a rule, an invalid document — log the count, and append each one with its error to
-    ``quarantine_file`` when given). ``batch_size``: documents per Arrow batch.
+    ``quarantine_file`` when given). ``batch_size``: documents per Arrow batch. ``max_decompressed_size``: the
+    most bytes one compressed file may decompress to (``compression.MAX_DECOMPRESSED_SIZE``, 64 GiB, by
+    default); beyond it the file ends with a ``DecompressionLimitError`` naming the file and the limit (files
+    are read as streams, so a bomb costs time, never memory).
     """
 
     name: str = "auto"
     on_bad_records: Literal["error", "skip"] = "error"
     quarantine_file: str | None = None
     batch_size: int = 256
+    max_decompressed_size: int = MAX_DECOMPRESSED_SIZE
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -94,6 +106,8 @@ class PchronicleConfig(datasets.BuilderConfig):
             raise ValueError(f"on_bad_records must be 'error' or 'skip', got {self.on_bad_records!r}")
         if type(self.batch_size) is not int or self.batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
+        if type(self.max_decompressed_size) is not int or self.max_decompressed_size < 1:
+            raise ValueError(f"max_decompressed_size must be a positive integer, got {self.max_decompressed_size!r}")
 
 
 class Pchronicle(datasets.ArrowBasedBuilder):
@@ -144,12 +158,18 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                     f"pchronicle: removed a partial last entry ({removed} bytes) an interrupted run left in "
                     f"{self.config.quarantine_file}"
                 )
-        # No extraction: compressed files are read whole and decompressed here, member by member.
+        # No extraction: compressed files are decompressed here as they are read, member by member.
         files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)
         return [
             datasets.SplitGenerator(
-                name=split, gen_kwargs={"files": list(paths), "names": names[split], "run": self._run}
+                name=split,
+                gen_kwargs={
+                    "files": list(paths),
+                    "names": names[split],
+                    "parts": [(0, 1)] * len(paths),  # (k, n): part k of n of the file; (0, 1) is the whole file
+                    "run": self._run,
+                },
             )
             for split, paths in files.items()
         ]
@@ -161,6 +181,9 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             self._report_cached()
 
     def _prepare_split(self, split_generator, **kwargs: Any) -> None:
+        num_proc = kwargs.get("num_proc") or 1
+        if num_proc > 1:
+            split_generator.gen_kwargs = _split_big_files(split_generator.gen_kwargs, num_proc, self.config.name)
         # Set before datasets hands the builder to its workers: they write what they skipped here.
         self._skipped_dir = os.path.join(self._output_dir, SKIPPED_DIR)
         try:
@@ -168,22 +191,34 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         finally:
             self._skipped_dir = None
 
-    def _generate_shards(self, files: list[str], names: list[str], run: str) -> Iterator[str]:
+    def _generate_shards(
+        self, files: list[str], names: list[str], run: str, parts: list[tuple[int, int]] | None = None
+    ) -> Iterator[str]:
         yield from names
 
-    def _generate_tables(self, files: list[str], names: list[str], run: str) -> Iterator[tuple[Key, Any]]:
-        for shard, (path, name) in enumerate(zip(files, names, strict=True)):
-            yield from self._file_tables(shard, path, name, run)
+    def _generate_tables(
+        self, files: list[str], names: list[str], run: str, parts: list[tuple[int, int]] | None = None
+    ) -> Iterator[tuple[Key, Any]]:
+        parts = parts or [(0, 1)] * len(files)
+        for shard, (path, name, part) in enumerate(zip(files, names, parts, strict=True)):
+            try:
+                with xopen(path, "rb") as f:
+                    yield from self._file_tables(shard, f, path, name, tuple(part), run)
+            except OSError as exc:
+                raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
 
-    def _file_tables(self, shard: int, path: str, name: str, run: str) -> Iterator[tuple[Key, Any]]:
-        try:
-            with xopen(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
-        records = iter_records(self.config.name, data, name)
+    def _file_tables(
+        self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str
+    ) -> Iterator[tuple[Key, Any]]:
+        k, n = part
+        if n == 1:
+            records = iter_records(self.config.name, f, name, max_size=self.config.max_decompressed_size)
+        else:  # one byte range of a big plain JSON Lines file (_split_big_files checked it can be split)
+            module = get_format(self.config.name) if self.config.name != "auto" else detect(_head(path), name)
+            records = module.iter_records(f, name, byte_range=_byte_range(path, k, n))
+        key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0
-        first_pass = (run, name) not in _quarantined
+        first_pass = key not in _quarantined
         self._bad = Quarantine(
             self.config.quarantine_file,
             run=run,
@@ -195,17 +230,18 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             # Decoding and row building allocate many containers without cycles: the collector waits
             # (see gc_pause.py), and runs again while datasets writes the batch.
             with gc_paused():
-                table = self._next_table(records, name)
+                # A small first batch: a streaming reader gets its first rows as soon as they are built.
+                table = self._next_table(records, name, FIRST_BATCH if batch == 0 else self.config.batch_size)
             if table is None:
                 break
             yield Key(shard, batch), table
             batch += 1
-        _quarantined.add((run, name))
+        _quarantined.add(key)
         bad = self._bad
         if bad.count:
             again = "" if first_pass else " (again: this run already quarantined them)"
             logger.warning(f"pchronicle: {bad.summary(f' in {name}')}{again}")
-        self._save_skipped(name, run, bad.count)
+        self._save_skipped(name if n == 1 else f"{name}#{k}/{n}", run, bad.count)
 
     def _save_skipped(self, name: str, run: str, count: int) -> None:
         """Keep this file's skipped count with the prepared dataset, for a later load from the cache."""
@@ -243,7 +279,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             "(download_mode='force_redownload' generates again)"
         )
 
-    def _next_table(self, records: Iterator, name: str) -> Any:
+    def _next_table(self, records: Iterator, name: str, size: int) -> Any:
         """The next batch of rows as an Arrow table, or None when the file is done."""
         rows: list[dict[str, Any]] = []
         for rec in records:
@@ -260,9 +296,71 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 # A Storyline document without provenance gets its file's (documents that have an origin keep it).
                 story = {**story, "origin": origin("storyline", name)}
             rows.append(story_to_row(story, check=False))  # readers return validated documents
-            if len(rows) >= self.config.batch_size:
+            if len(rows) >= size:
                 break
         return rows_to_table(rows) if rows else None
+
+
+def _head(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return as_bytes(f.read(HEAD))
+
+
+def _splittable(path: str, fmt: str) -> bool:
+    """A local plain JSON Lines file of a format whose reader takes ``byte_range``: its first non-blank line
+    is, by itself, a JSON object, and a second one follows (so its reader streams it line by line)."""
+    if "://" in path or "::" in path or not os.path.isfile(path) or os.path.getsize(path) < 2 * SPLIT_MIN:
+        return False
+    head = _head(path)
+    if compression_of(head) is not None:
+        return False
+    try:
+        module = detect(head) if fmt == "auto" else get_format(fmt)
+    except ValueError:  # FormatError too: not recognised, or ambiguous; the whole-file reader reports it
+        return False
+    if not getattr(module, "SPLITTABLE", False):
+        return False
+    lines = [raw for raw in head.split(b"\n")[:-1] if raw and not raw.isspace()][:2]  # complete lines only
+    if len(lines) < 2:
+        return False
+    try:
+        return isinstance(orjson.loads(lines[0]), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dict[str, Any]:
+    """Each big splittable file as up to ``num_proc`` shards (its byte ranges, each at least ``SPLIT_MIN``), so
+    that one big capture keeps every worker busy."""
+    files, names, parts = [], [], []
+    for path, name, part in zip(gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], strict=True):
+        n = min(num_proc, os.path.getsize(path) // SPLIT_MIN) if tuple(part) == (0, 1) and _splittable(path, fmt) else 1
+        pieces = [tuple(part)] if n <= 1 else [(k, n) for k in range(n)]
+        files += [path] * len(pieces)
+        names += [name] * len(pieces)
+        parts += pieces
+    return {**gen_kwargs, "files": files, "names": names, "parts": parts}
+
+
+def _byte_range(path: str, k: int, n: int) -> tuple[int, int | None]:
+    """Part ``k`` of ``n`` of a file: from the first line that starts at or after ``k/n`` of its size to the
+    first that starts at or after ``(k+1)/n`` (the file's end for the last part)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        return _line_start(f, size * k // n), (None if k == n - 1 else _line_start(f, size * (k + 1) // n))
+
+
+def _line_start(f: Any, pos: int) -> int:
+    if pos == 0:
+        return 0
+    f.seek(pos - 1)
+    while True:
+        chunk = f.read(1 << 16)
+        if not chunk:
+            return f.tell()
+        nl = chunk.find(b"\n")
+        if nl != -1:
+            return f.tell() - len(chunk) + nl + 1
 
 
 def _as_loader_error(err: PchronicleError, name: str) -> BadRecordError:

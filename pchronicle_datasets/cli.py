@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import re
 import signal
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import fsspec
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from .atomic import AtomicOutput, OutputError
+from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
@@ -49,6 +52,7 @@ EPILOG = """examples:
   pchronicle-datasets convert 'captures/*.jsonl' --to parquet -o out/rows --engine spark --master local[2]
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
+BATCH = 256  # documents encoded and written at a time by convert
 PUSH_CONVERSIONS = ("rows", "sharegpt", "messages", "traces", "rows+traces")
 
 
@@ -56,18 +60,28 @@ def _fail(message: str) -> SystemExit:
     return SystemExit(f"pchronicle-datasets: {message}")
 
 
-def _read(path: str) -> bytes:
+def _read(path: str) -> Any:
+    """The input opened as a binary file (readers take it as a stream; ``_records`` closes it)."""
     try:
-        with fsspec.open(path, "rb") as f:
-            return f.read()
+        return fsspec.open(path, "rb").open()
     except (OSError, ValueError, ImportError) as exc:
         raise _fail(f"cannot read {path}: {exc}") from None
 
 
-def _records(paths: Sequence[str], fmt: str, desc: str) -> Iterator[tuple[str, Record]]:
+def _records(
+    paths: Sequence[str], fmt: str, desc: str, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> Iterator[tuple[str, Record]]:
+    """Every record of every input, each file read as a stream (memory: the records being made)."""
     for path in tqdm(paths, desc=desc, unit="file", disable=None, file=sys.stderr):
-        for rec in iter_records(fmt, _read(path), path):
-            yield path, rec
+        data = _read(path)
+        try:
+            for rec in iter_records(fmt, data, path, max_size=max_size):
+                yield path, rec
+        except OSError as exc:
+            raise _fail(f"cannot read {path}: {exc}") from None
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
 
 class _BadRecords:
@@ -98,21 +112,27 @@ class _BadRecords:
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
-    bad = _BadRecords(args.on_bad_records, args.quarantine)
-    stories = []
-    for path, rec in _records(args.inputs, args.source, desc):
+    return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine)))
+
+
+def _iter_stories(args: argparse.Namespace, desc: str, bad: _BadRecords) -> Iterator[dict[str, Any]]:
+    for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size):
         if rec.error is not None:
             bad(path, rec)
         else:
-            stories.append(rec.story)
+            yield rec.story
     if bad.count:
         print(bad.log.summary(), file=sys.stderr)
-    return stories
+
+
+def _batches(stories: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[list[dict[str, Any]]]:
+    while batch := list(itertools.islice(stories, size)):
+        yield batch
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = documents = 0
-    for path, rec in _records(args.inputs, args.source, "validating"):
+    for path, rec in _records(args.inputs, args.source, "validating", args.max_decompressed_size):
         if rec.error is None:
             documents += 1
             continue
@@ -172,7 +192,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     bad = _BadByReason()
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
-    for path, rec in _records(args.inputs, args.source, "inspecting"):
+    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
         if rec.error is not None:
             totals["bad"] += 1
             bad.add(path, rec)
@@ -251,7 +271,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         return spark_convert(args)
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
-        stories = _stories(args, "converting")
+        stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine))
         message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
     _print_losses(losses)
@@ -267,31 +287,83 @@ def _print_losses(losses: LossReport) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
-def _write(args: argparse.Namespace, stories: list[dict[str, Any]], tmp: Path, out: Path) -> str:
-    """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder); the message names ``out``."""
+def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, out: Path) -> str:
+    """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder) as they come, a batch at a time
+    (a writer that needs every document at once — ``ENCODE_IN_BATCHES`` false — gets the list); the message
+    names ``out``."""
     if args.target in TABLE_OUTPUTS:
-        table = rows_to_table(story_to_row(s, check=False) for s in stories)
-        if args.target == "parquet":
-            pq.write_table(table, tmp)
+        return f"wrote {_write_table(args.target, stories, tmp)} document(s) to {out}"
+    fmt = get_format(args.target)
+    count = 0
+    if args.per_document:
+        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes. The names
+        # depend on every session id, so each document waits in a numbered file until all are known.
+        sessions = []
+        for story in stories:
+            (tmp / f".part-{len(sessions)}").write_text(fmt.encode([story]), encoding="utf-8")
+            sessions.append(story["session"])
+        for i, name in enumerate(document_file_names(sessions)):
+            (tmp / f".part-{i}").replace(safe_path(tmp, name))
+        return f"wrote {len(sessions)} document(s) to {out}"
+    if fmt.OUTPUT == "folder":
+        # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
+        lines: dict[str, int] = {}
+        batched = getattr(fmt, "ENCODE_IN_BATCHES", False)
+        for batch in _batches(stories) if batched else [list(stories)]:
+            for name, text in fmt.encode_folder(batch).items():  # type: ignore[attr-defined]
+                _write_text(safe_path(tmp, name), text, append=name in lines)
+                lines[name] = lines.get(name, 0) + text.count("\n")
+        if not lines:  # no document: the folder still gets the format's (empty) files
+            for name, text in fmt.encode_folder([]).items():  # type: ignore[attr-defined]
+                _write_text(safe_path(tmp, name), text, append=False)
+                lines[name] = text.count("\n")
+        return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
+    for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+        _write_text(tmp, fmt.encode(batch), append=count > 0)
+        count += len(batch)
+    if not count:
+        _write_text(tmp, fmt.encode([]), append=False)
+    return f"wrote {count} document(s) to {out}"
+
+
+def _write_text(path: Path, text: str, *, append: bool) -> None:
+    if not append:
+        path.write_text(text, encoding="utf-8")
+        return
+    with path.open("a", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> int:
+    """Rows as Parquet (one row group per batch) or as a datasets folder (an Arrow file first, memory-mapped)."""
+    arrow = tmp.with_name(tmp.name + ".arrow") if target == "dataset" else None
+    writer: Any = None
+    try:
+        batches = _batches(stories)
+        first = next(batches, [])
+        table = rows_to_table(story_to_row(s, check=False) for s in first)
+        count = len(first)
+        second = next(batches, None)
+        if second is None and arrow is None:
+            pq.write_table(table, tmp)  # one batch: one write
         else:
+            writer = pq.ParquetWriter(tmp, table.schema) if arrow is None else pa.ipc.new_stream(arrow, table.schema)
+            writer.write_table(table)
+            for batch in itertools.chain([second] if second else [], batches):
+                writer.write_table(rows_to_table(story_to_row(s, check=False) for s in batch))
+                count += len(batch)
+            writer.close()
+            writer = None
+        if arrow is not None:
             from datasets import Dataset
 
-            Dataset(table).save_to_disk(str(tmp))
-        return f"wrote {len(stories)} document(s) to {out}"
-    fmt = get_format(args.target)
-    if args.per_document:
-        # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes.
-        for story, name in zip(stories, document_file_names([s["session"] for s in stories]), strict=True):
-            safe_path(tmp, name).write_text(fmt.encode([story]), encoding="utf-8")
-    elif fmt.OUTPUT == "folder":
-        # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
-        files = fmt.encode_folder(stories)  # type: ignore[attr-defined]
-        for name, text in files.items():
-            safe_path(tmp, name).write_text(text, encoding="utf-8")
-        return "wrote " + ", ".join(f"{text.count(chr(10))} record(s) to {out / name}" for name, text in files.items())
-    else:
-        tmp.write_text(fmt.encode(stories), encoding="utf-8")
-    return f"wrote {len(stories)} document(s) to {out}"
+            Dataset.from_file(str(arrow)).save_to_disk(str(tmp))
+    finally:
+        if writer is not None:
+            writer.close()
+        if arrow is not None:
+            arrow.unlink(missing_ok=True)
+    return count
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -330,6 +402,14 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
         choices=["auto", *format_names()],
         help="the input format (default: detect it from each file's content)",
     )
+    p.add_argument(
+        "--max-decompressed-size",
+        type=_size,
+        default=MAX_DECOMPRESSED_SIZE,
+        metavar="BYTES",
+        help="the most bytes one compressed input may decompress to (default 64G; suffixes K, M, G, T): a "
+        "decompression bomb stops there with an error naming the file and the limit",
+    )
     if policy:
         p.add_argument(
             "--on-bad-records",
@@ -338,6 +418,21 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
             help="stop at the first bad record (default) or skip it",
         )
         p.add_argument("--quarantine", metavar="PATH", help="with skip: append each bad record and its error here")
+
+
+def _size(text: str) -> int:
+    """A byte count: digits with an optional K, M, G or T suffix (powers of 1024).
+
+    >>> _size("64G"), _size("1000")
+    (68719476736, 1000)
+    """
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    text = text.strip().upper().removesuffix("B")
+    scale = units.get(text[-1:], 1)
+    digits = text[:-1] if text[-1:] in units else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"a positive size in bytes (optionally with K, M, G or T), got {text!r}")
+    return int(digits) * scale
 
 
 def _command(sub: Any, name: str, help: str) -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pchronicle_datasets import FormatError, PchronicleError
-from pchronicle_datasets.formats.base import Record, as_bytes, documents, parse_file
+from pchronicle_datasets.formats.base import Record, as_source, documents, parse_file
 from pchronicle_datasets.formats.residual import Residual, origin, source_fields
 
 NAME = "pairs"
@@ -49,9 +49,9 @@ def _story(value: Any, document_id: str | None, line: int | None) -> dict[str, A
 
 
 def iter_records(data: str | bytes, document_id: str | None = None):
-    data = as_bytes(data, document_id)
-    whole, parsed = parse_file(data, document_id)
-    items = [(None, data, parsed)] if whole else [(line, raw, value) for _, line, raw, value in parsed]
+    src = as_source(data, document_id)  # text, bytes, a binary file, byte chunks: read as a stream
+    whole, parsed = parse_file(src, document_id)
+    items = [(None, src.text, parsed)] if whole else ((line, raw, value) for _, line, raw, value in parsed)
     for line, raw, value in items:
         try:
             if isinstance(value, FormatError):

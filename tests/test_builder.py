@@ -775,3 +775,54 @@ def test_batch_size_gives_the_same_rows(tmp_path, batch_size):
     assert rows_of(batched) == rows_of(default)
     streamed = load(tmp_path, files, split="train", batch_size=batch_size, streaming=True)
     assert rows_of(streamed) == rows_of(default)
+
+
+# ------------------------------------------------------------------------------------ big files (issue 13)
+
+
+def _interleaved_capture(path: Path, copies: int) -> None:
+    """The sample capture's sessions, renamed ``copies`` times, their rows interleaved over the whole file."""
+    rows = [json.loads(line) for line in CAPTURE_LINES]
+    out = []
+    for step in range(max(sum(1 for r in rows if r["session_id"] == s) for s in SESSIONS)):
+        for c in range(copies):
+            for sid in SESSIONS:
+                mine = [r for r in rows if r["session_id"] == sid]
+                if step < len(mine):
+                    out.append(json.dumps({**mine[step], "session_id": f"{sid}-{c}"}))
+    out.insert(len(out) // 2, "{not json")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_num_proc_splits_one_big_capture_into_byte_ranges_with_the_same_rows(tmp_path, monkeypatch):
+    from pchronicle_datasets import builder
+
+    monkeypatch.setattr(builder, "SPLIT_MIN", 50_000)  # the forked workers inherit it
+    path = tmp_path / "big.jsonl"
+    _interleaved_capture(path, 12)
+    assert (
+        len(
+            builder._split_big_files({"files": [str(path)], "names": ["big.jsonl"], "parts": [(0, 1)]}, 2, "auto")[
+                "parts"
+            ]
+        )
+        == 2
+    )
+    one = load(tmp_path, str(path), "openai-msg", split="train", on_bad_records="skip")
+    two = load(tmp_path, str(path), "openai-msg", split="train", on_bad_records="skip", num_proc=2)
+    assert one.num_rows == 36 and rows_of(two) == rows_of(one)
+    want = [rec.story for rec in iter_records("openai-msg", path.read_bytes(), "big.jsonl") if rec.story is not None]
+    assert stories_of(two) == want
+
+
+def test_max_decompressed_size_stops_a_bomb_naming_the_file_and_the_limit(tmp_path):
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(GOLDENS.read_bytes() * 4))
+    with pytest.raises(BadRecordError, match=r"more than 10,000 bytes \(max_size\).*bomb\.jsonl\.gz"):
+        load(tmp_path, str(path), split="train", max_decompressed_size=10_000)
+    assert load(tmp_path, str(path), split="train").num_rows == 4 * len(GOLDENS.read_bytes().splitlines())
+
+
+def test_max_decompressed_size_must_be_a_positive_integer(tmp_path):
+    with pytest.raises(ValueError, match="max_decompressed_size must be a positive integer"):
+        load(tmp_path, str(GOLDENS), split="train", max_decompressed_size=0)

@@ -42,12 +42,9 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -85,6 +82,7 @@ from tests.fuzz_strategies import (
     valid_inputs,
     wrong_typed,
 )
+from tests.guards import hard_timeout
 
 REPO = Path(__file__).resolve().parent.parent
 DOC_ID = "fuzz/input"
@@ -119,31 +117,6 @@ _STARTED: list[float] = []
 
 
 # ------------------------------------------------------------------------------------------ guards
-
-
-class _Hang(BaseException):
-    """Raised by the alarm; a BaseException so that no ``except Exception`` in the library swallows it."""
-
-
-@contextmanager
-def hard_timeout(seconds: float, what: str) -> Iterator[None]:
-    """Fail (instead of stalling) when the block runs longer than ``seconds`` of wall-clock time."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield  # no SIGALRM here (Windows, a worker thread): Hypothesis' deadline still reports slow examples
-        return
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        raise _Hang
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    except _Hang:
-        raise AssertionError(f"hang: {what} ran for more than {seconds} s") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this platform")

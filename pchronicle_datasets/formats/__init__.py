@@ -18,11 +18,12 @@ from typing import Any
 
 import orjson
 
-from ..compression import decompress_file
+from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import Format, Record, as_bytes, documents, first_value, first_values
+from .base import Format, Record, documents, first_value, first_values
+from .source import Source, as_source, file_chunks
 
 __all__ = [
     "convert",
@@ -139,9 +140,11 @@ def describe(sample: Any) -> str:
 READ_TRIAL_LIMIT = 16 << 20
 
 
-def _readers_of(data: bytes) -> list[str] | None:
-    """The formats whose reader reads every record of ``data`` (at least one), or None when it is too big to try."""
-    if len(data) > READ_TRIAL_LIMIT:
+def _readers_of(data: bytes | Source) -> list[str] | None:
+    """The formats whose reader reads every record of ``data`` (at least one), or None when it is too big to try
+    (a ``Source`` is read at most that far, and replays from its start after)."""
+    data = data.whole_if_small(READ_TRIAL_LIMIT) if isinstance(data, Source) else data
+    if data is None or len(data) > READ_TRIAL_LIMIT:
         return None
     names = []
     for module in _FORMATS.values():
@@ -154,12 +157,13 @@ def _readers_of(data: bytes) -> list[str] | None:
     return names
 
 
-def detect(data: bytes, document_id: str | None = None) -> Format:
+def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     """The format of a file from its (decompressed) content, by the structure of its records
     (``base.first_values``): the first of its first ``DETECT_RECORDS`` records that some format claims decides,
     so a bad or uninformative first record (a broken row, an empty conversation ``[]``) does not hide the
     format of the rest; the reader then refuses that record on its own. ``FormatError`` saying what the file
-    looks like when no format claims any of them, or when more than one claims the deciding record.
+    looks like when no format claims any of them, or when more than one claims the deciding record. A ``Source``
+    is only peeked at (its first lines), unless its first line is no record (a pretty-printed file, read whole).
 
     >>> detect(b'{"note": "not a row"}\\n{"session_id": "s", "step_id": 1, "messages": []}\\n').NAME
     'openai-msg'
@@ -176,11 +180,12 @@ object with keys history; no format reads it (tried atif, chat, openai-msg, shar
     first: Any = None
     looked = 0
     matches: list[Format] = []
-    for looked, sample in enumerate(islice(first_values(data), DETECT_RECORDS), 1):
+    for looked, sample in enumerate(islice(_samples(data), DETECT_RECORDS), 1):
         first = sample if looked == 1 else first
         matches = [m for m in _FORMATS.values() if m.sniff(sample)]
         if matches:
             break
+
     if len(matches) == 1:
         return matches[0]
     tried = ", ".join(sorted(_FORMATS))
@@ -206,32 +211,56 @@ object with keys history; no format reads it (tried atif, chat, openai-msg, shar
     )
 
 
-def iter_records(fmt: str, data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+def _samples(data: bytes | Source) -> Iterator[Any]:
+    """The parsed records detection looks at (``base.first_values``); of a ``Source``, its first lines, peeked,
+    unless the first is no record (a pretty-printed file: then read whole, as its reader will anyway)."""
+    if not isinstance(data, Source):
+        yield from first_values(data)
+        return
+    head = data.first_lines(DETECT_RECORDS)
+    if head and isinstance(first_value(head[0][2]), (dict, list)):
+        yield from first_values(b"\n".join(raw for *_, raw in head))
+        return
+    yield from first_values(data.read_all())
+
+
+def iter_records(
+    fmt: str, data: Any, document_id: str | None = None, *, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> Iterator[Record]:
     """Every record of one source file, each with its document or the error that refused it, in file order.
 
-    ``data`` may be gzip (several members too), zstd, bzip2 or xz compressed; compressed data cut short gives
-    the records of its complete lines, then one error record naming the byte offset of the cut. ``fmt`` may be
-    ``"auto"``: the format is detected from the content (``detect``)."""
-    if not isinstance(data, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"a reader takes the file's text or bytes, got {type(data).__name__}")
+    ``data`` is the file's text or bytes, a binary file object or an iterable of byte chunks; it is read as
+    a stream, so memory holds the records being made, not the file (see ``source.Source``). It may be gzip
+    (several members too), zstd, bzip2 or xz compressed, decompressed as it is read; compressed data cut short
+    gives the records of its complete lines, then one error record naming the byte offset of the cut; more
+    than ``max_size`` decompressed bytes (``compression.MAX_DECOMPRESSED_SIZE`` by default) end the file with
+    one ``DecompressionLimitError`` record naming the limit, before memory grows. ``fmt`` may be ``"auto"``:
+    the format is detected from the content (``detect``)."""
+    if isinstance(data, Mapping) or not (
+        isinstance(data, (str, bytes, bytearray, memoryview, Iterable)) or hasattr(data, "read")
+    ):
+        raise TypeError(f"a reader takes the file's text, bytes, binary file or byte chunks, got {type(data).__name__}")
     try:
-        raw = as_bytes(data, document_id)
+        src = Source(iter_decompressed(_raw_chunks(data, document_id), document_id=document_id, max_size=max_size),
+                     document_id)  # fmt: skip
+        blank = src.is_blank()
     except FormatError as exc:
         yield Record(None, b"", error=exc)
         return
-    text, tail_error, cut = decompress_file(raw, document_id)
-    if text and not text.isspace():
+    if not blank:
         try:
-            module = detect(text, document_id) if fmt == "auto" else get_format(fmt)
+            module = detect(src, document_id) if fmt == "auto" else get_format(fmt)
         except FormatError as exc:
             # One bad record for the file; its bytes go with it only when small: an undetected 1 GB file must not
-            # become a 1 GB quarantine entry.
-            yield Record(None, as_bytes(text) if len(text) <= WHOLE_FILE_RECORD_LIMIT else b"", error=exc)
+            # become a 1 GB quarantine entry (nor be read whole).
+            yield Record(None, src.whole_if_small(WHOLE_FILE_RECORD_LIMIT) or b"", error=exc)
             return
-        yield from _diagnosed(module, text, document_id, named=fmt != "auto")
-    if tail_error is not None:
-        # The cut (or a corrupt tail): one bad record holding the incomplete last line's bytes.
-        yield Record(tail_error.line, cut, error=tail_error)
+        yield from _diagnosed(module, src, document_id, named=fmt != "auto")
+    else:
+        src.read_all()  # to its end: a stream cut short says so even when nothing before the cut is a line
+    if src.error is not None:
+        # The cut (or a corrupt tail, or the size limit): one bad record holding the incomplete last line's bytes.
+        yield Record(src.error.line, src.cut, error=src.error)
 
 
 def _pretty_whole(text: bytes) -> bool:
@@ -246,22 +275,28 @@ def _pretty_whole(text: bytes) -> bool:
     return True
 
 
-def _diagnosed(module: Format, text: bytes, document_id: str | None, *, named: bool) -> Iterator[Record]:
+def _head(src: Source) -> bytes:
+    """The first ``DETECT_RECORDS`` lines of a file not yet read (peeked, not consumed)."""
+    return b"\n".join(raw for *_, raw in src.first_lines(DETECT_RECORDS))
+
+
+def _diagnosed(module: Format, src: Source, document_id: str | None, *, named: bool) -> Iterator[Record]:
     """The records of ``module``'s reader, their errors made to say what the user can act on: an error of a
     pretty-printed whole file names its pointer and no line; when the format was named (``--from``) and its
     reader refuses the first record of a file that detection gives to another format, the error says which."""
+    head = _head(src) if named else b""  # peeked before the reader starts: the stream is read once
     pretty: bool | None = None
     first = True
-    for rec in module.iter_records(text, document_id):
+    for rec in module.iter_records(src, document_id):
         err = rec.error
         if err is not None and isinstance(err, PchronicleError):
             if pretty is None:
-                pretty = _pretty_whole(text)
+                pretty = bool(src.text) and _pretty_whole(src.text)  # the text of a file read whole
             reason, line = err.reason, err.line
             if pretty:
                 line = None
             if first and named:
-                reason += _other_format(module, text)
+                reason += _other_format(module, src.text or head)
             if (reason, line) != (err.reason, err.line):
                 err = type(err)(reason, pointer=err.pointer, document_id=err.document_id, line=line)
                 rec = replace(rec, error=err, line=None if pretty else rec.line)
@@ -270,6 +305,8 @@ def _diagnosed(module: Format, text: bytes, document_id: str | None, *, named: b
 
 
 def _other_format(module: Format, text: bytes) -> str:
+    if not text:
+        return ""
     try:
         other = detect(text)
     except FormatError:
@@ -279,16 +316,41 @@ def _other_format(module: Format, text: bytes) -> str:
     return f"; this file looks like {other.NAME} ({describe(first_value(text))}): read it with --from {other.NAME}"
 
 
-def into_storyline(fmt: str, data: str | bytes, *, document_id: str | None = None) -> list[dict[str, Any]]:
-    """Decode ``data`` (the whole text or bytes of one source file) into valid Storyline documents.
+def _raw_chunks(data: Any, document_id: str | None) -> Iterator[bytes]:
+    """The (compressed or plain) bytes of ``data`` in chunks, without a leading UTF-8 byte-order mark."""
+    if isinstance(data, str):
+        yield as_source(data, document_id).read_all()  # a lone surrogate is the FormatError as_source raises
+        return
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        chunks: Iterator[bytes] = iter([bytes(data)])
+    elif hasattr(data, "read"):
+        chunks = file_chunks(data)
+    else:
+        chunks = (_chunk(c) for c in data)
+    first = next(chunks, b"")
+    yield first[3:] if first.startswith(b"\xef\xbb\xbf") else first
+    yield from chunks
+
+
+def _chunk(c: Any) -> bytes:
+    if not isinstance(c, (bytes, bytearray, memoryview)):
+        raise TypeError(f"byte chunks are bytes, got {type(c).__name__}")
+    return bytes(c)
+
+
+def into_storyline(
+    fmt: str, data: Any, *, document_id: str | None = None, max_size: int = MAX_DECOMPRESSED_SIZE
+) -> list[dict[str, Any]]:
+    """Decode ``data`` (the text or bytes of one source file, a binary file object or byte chunks) into valid
+    Storyline documents.
 
     ``document_id`` names the source (usually its relative path) in errors and in ``/origin``; ``data``
-    may be compressed (gzip, zstd, bzip2, xz); ``fmt`` may be ``"auto"``. Raises ``FormatError`` or
-    ``StorylineError`` with the pointer of the first problem.
+    may be compressed (gzip, zstd, bzip2, xz; at most ``max_size`` bytes decompressed); ``fmt`` may be
+    ``"auto"``. Raises ``FormatError`` or ``StorylineError`` with the pointer of the first problem.
     """
     if fmt != "auto":
         get_format(fmt)  # an unknown name fails before any data is read
-    return documents(iter_records(fmt, data, document_id))
+    return documents(iter_records(fmt, data, document_id, max_size=max_size))
 
 
 def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:

@@ -16,18 +16,28 @@ import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
+from .source import Source, as_source
 
 __all__ = [
+    "UNPARSED",
     "Format",
     "Record",
+    "Source",
     "as_bytes",
+    "as_source",
     "documents",
     "first_value",
     "first_values",
     "json_lines",
     "parse_file",
+    "parse_line",
+    "parse_source",
     "parsed_lines",
 ]
+
+# (index among the non-blank lines, 1-based physical line, byte offset in the stream (-1: not re-readable), raw,
+# value or FormatError, whether raw may hold an integer beyond 64 bits)
+StreamLine = tuple[int, int, int, bytes, Any, bool]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -56,7 +66,9 @@ class Format(Protocol):
     - ``sniff(sample)``: whether the parsed first record of a file (``first_value``) is unmistakably this
       format: detection looks at structure (keys, types, ``schema_version``), never at substrings;
     - ``iter_records(data, document_id)``: one ``Record`` per document or per refused record, in file order, for
-      the whole text or bytes of one (decompressed) file; never raises on bad data;
+      one (decompressed) file given as text, bytes, a binary file object, byte chunks or a ``Source``
+      (``as_source`` takes them all); JSON Lines are read line by line, so memory holds one record at a time
+      (a file that is one JSON document is read whole); never raises on bad data;
     - ``decode(data, document_id)``: the documents, or the first error raised;
     - ``encode(stories, **options)``: the format's text for validated Storyline documents.
     """
@@ -69,7 +81,7 @@ class Format(Protocol):
 
     def sniff(self, sample: Any) -> bool: ...
 
-    def iter_records(self, data: str | bytes, document_id: str | None = None) -> Iterator[Record]: ...
+    def iter_records(self, data: str | bytes | Source | Any, document_id: str | None = None) -> Iterator[Record]: ...
 
     def decode(self, data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]: ...
 
@@ -180,9 +192,23 @@ def first_values(data: bytes) -> Iterator[Any]:
                 pass
 
 
-def parse_file(data: bytes, document_id: str | None, scan: bool | None = None) -> tuple[bool, Any]:
+def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None = None) -> tuple[bool, Any]:
     """``(True, value)`` when the whole text is one JSON value, else ``(False, parsed_lines(…))`` when it is
-    JSON Lines (``json_lines``); a file that is neither raises the whole-file ``FormatError``."""
+    JSON Lines (``json_lines``); a file that is neither raises the whole-file ``FormatError``.
+
+    ``data`` may be a ``Source``: JSON Lines are then parsed one line at a time as the stream comes
+    (``parse_source``), and the whole text, when the file is one value (or neither), is ``data.text``.
+
+    >>> src = as_source(b'{"n": 1}\\n{"n": 2}\\n')
+    >>> whole, lines = parse_file(src, "f.jsonl")
+    >>> whole, [(index, line, value) for index, line, raw, value in lines]
+    (False, [(0, 1, {'n': 1}), (1, 2, {'n': 2})])
+    """
+    if isinstance(data, Source):
+        whole, parsed = parse_source(data, document_id)
+        if whole:
+            return True, parsed
+        return False, ((index, number, raw, value) for index, number, _, raw, value, _ in parsed)
     try:
         return True, loads(data, document_id=document_id)
     except FormatError:
@@ -190,3 +216,90 @@ def parse_file(data: bytes, document_id: str | None, scan: bool | None = None) -
         if lines is None:
             raise
         return False, parsed_lines(data, lines, document_id, scan)
+
+
+UNPARSED = object()  # the value of a JSON Lines line that parse_source(lazy=True) left for the caller to parse
+
+
+def parse_line(raw: bytes, document_id: str | None, line: int | None) -> tuple[Any, bool]:
+    """``(value or FormatError, may hold a big integer)`` of one JSON Lines line, as ``parse_source`` parses it.
+
+    >>> parse_line(b'{"a": 1}', "f.jsonl", 3)
+    ({'a': 1}, False)
+    """
+    big = may_hold_big_int(raw)
+    try:
+        return loads(raw, document_id=document_id, line=line, scan=big), big
+    except FormatError as exc:
+        return exc, big
+
+
+def parse_source(src: Source, document_id: str | None, *, lazy: bool = False) -> tuple[bool, Any]:
+    """``parse_file`` on a stream, deciding from the file's first lines, with the same outcome as on the whole
+    text: ``(True, value)`` (then ``src.text`` is the whole text), or ``(False, lines)`` where each line is
+    ``(index, line, offset, raw, value or FormatError, may hold a big integer)`` (``StreamLine``), parsed only
+    when the iterator reaches it — or, with ``lazy``, not at all: the value is ``UNPARSED`` and the caller
+    parses the lines it needs (``parse_line``).
+
+    - the first non-blank line is, by itself, a JSON value and the only one: the file is that value;
+    - it is a JSON object or array and a second non-blank line follows: JSON Lines, streamed — a whole text
+      whose first line is a complete value followed by more is not one JSON value;
+    - it is a scalar followed by more, or it is broken before its end (orjson stops inside the line, so the
+      whole text fails there too): JSON Lines when some line is an object or array — the lines up to the first
+      one are held meanwhile — else the whole-file error;
+    - it stops at its end (a pretty-printed document's first line): the whole text is read and parsed as
+      ``parse_file`` does. A JSON Lines file whose first line is cut short is read whole too.
+    """
+    head = src.first_lines(2)
+    if not head:
+        text = src.read_all()
+        return True, loads(text, document_id=document_id)  # raises the error of a blank file
+    raw = head[0][2]
+    try:
+        row_like, parsed = isinstance(orjson.loads(raw), (dict, list)), True
+        conclusive = True
+    except orjson.JSONDecodeError as exc:
+        row_like = parsed = False
+        conclusive = exc.pos < len(raw) and exc.msg != "unexpected end of data"
+    if not conclusive or (parsed and len(head) == 1):
+        return _parse_text(src, document_id, raw if parsed else None)
+    if not row_like:
+        # Held until a line that is an object or array says it is JSON Lines (or the end, that it is not).
+        line = head[-1]
+        while not _is_row_like(line[2]):
+            line = src.peek_more()
+            if line is None:
+                return _parse_text(src, document_id, None)
+    return False, _stream_lines(src, document_id, lazy)
+
+
+def _parse_text(src: Source, document_id: str | None, line: bytes | None) -> tuple[bool, Any]:
+    """The whole text read and parsed as ``parse_file`` does (``line``: the only non-blank line, parsed whole
+    when the file's leading whitespace was too long to keep)."""
+    text = src.read_all()
+    if line is not None and src.trimmed:
+        return True, loads(line, document_id=document_id)
+    whole, parsed = parse_file(text, document_id)
+    if whole:
+        return True, parsed
+    big = may_hold_big_int(text)
+    starts, at = [], src.skipped  # each physical line's offset in the stream (a dropped byte-order mark counts)
+    for piece in text.split(b"\n"):
+        starts.append(at)
+        at += len(piece) + 1
+    return False, ((i, n, starts[n - 1], r, v, big) for i, n, r, v in parsed)
+
+
+def _is_row_like(raw: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(raw), (dict, list))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _stream_lines(src: Source, document_id: str | None, lazy: bool = False) -> Iterator[StreamLine]:
+    for index, (number, offset, raw) in enumerate(src.lines()):
+        if lazy:
+            yield index, number, offset, raw, UNPARSED, False
+        else:
+            yield index, number, offset, raw, *parse_line(raw, document_id, number)

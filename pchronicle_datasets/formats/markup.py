@@ -13,7 +13,12 @@ expressions: leftmost opening tag, nearest closing tag, no overlap.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["blocks", "named_blocks", "without"]
+
+
+_SPACE = re.compile(r"\s")  # what str.isspace calls whitespace (both use Unicode's White_Space property)
 
 
 def blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[int, int, str]]:
@@ -35,19 +40,34 @@ def blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[int, int, str
 
 def named_blocks(text: str, prefix: str, close_tag: str, *, close_optional: bool = False) -> list[tuple[str, str]]:
     """``(name, body)`` of every ``<prefix NAME>body close_tag`` block (``<function=ls>…</function>``):
-    NAME is non-empty with no whitespace or ``>``; with ``close_optional`` a block may run to the end."""
+    NAME is non-empty with no whitespace or ``>``; with ``close_optional`` a block may run to the end.
+
+    Linear: the next ``>`` and the next whitespace after an opening are found once and reused for every
+    opening before them (each opening used to rescan the rest of the text for them: quadratic on many
+    openings that never close).
+
+    >>> named_blocks("<function=ls>-a</function> <function=x y>z</function>", "<function=", "</function>")
+    [('ls', '-a')]
+    """
     out = []
     pos = 0
+    gt = ws = -2  # the next ">" / whitespace at or after the current name's start (-1: none); -2: not looked for
     while True:
         start = text.find(prefix, pos)
         if start < 0:
             return out
         name_start = start + len(prefix)
-        gt = text.find(">", name_start)
-        name = text[name_start:gt] if gt >= 0 else ""
-        if not name or any(ch.isspace() for ch in name):
+        if gt != -1 and gt < name_start:
+            gt = text.find(">", name_start)
+        if gt < 0:
+            return out  # no ">" after this opening: no later opening has a name either
+        if ws != -1 and ws < name_start:
+            found = _SPACE.search(text, name_start)
+            ws = found.start() if found else -1
+        if gt == name_start or (ws != -1 and ws < gt):  # an empty name, or one with whitespace
             pos = start + 1
             continue
+        name = text[name_start:gt]
         close = text.find(close_tag, gt + 1)
         if close < 0:
             if not close_optional:

@@ -19,13 +19,14 @@ from typing import Any
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, json_type
 from ..schema import SCHEMA_VERSION, validate
-from .base import Record, as_bytes, documents, parse_file
+from .base import Record, as_source, documents, parse_file
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # RFC-0001's file convention: {session}.storyline.json, one document each
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
@@ -34,16 +35,16 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     A file whose whole text is one JSON value is a single document; otherwise it is JSON Lines (see
     ``base.json_lines``; blank lines are skipped). A file that is neither is one error for the whole file.
     """
-    data = as_bytes(data, document_id)
-    if not data or data.isspace():
+    src = as_source(data, document_id)
+    if src.is_blank():
         return  # an empty file holds no documents
     try:
-        whole, parsed = parse_file(data, document_id)
+        whole, parsed = parse_file(src, document_id)
     except FormatError as exc:
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if whole:
-        yield _record(parsed, data, document_id, None)
+        yield _record(parsed, src.text, document_id, None)
         return
     for _, number, raw, value in parsed:
         yield (

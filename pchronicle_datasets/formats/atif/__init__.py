@@ -18,13 +18,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError
-from ..base import Record, as_bytes, documents, parse_file
+from ..base import Record, as_source, documents, parse_file
 from .fields import NAME, SCHEMA
 from .reader import read_trajectory
 from .writer import encode, trajectories, trajectory
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "NAME",
     "OUTPUT",
@@ -41,6 +42,7 @@ ALIASES: tuple[str, ...] = ("harbor",)
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = False
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 
 def sniff(sample: Any) -> bool:
@@ -57,16 +59,16 @@ def sniff(sample: Any) -> bool:
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """Every document of an ATIF file, in file order (a trajectory's own, then its subagents'); a
     trajectory that gives none is one error record (its line, its ATIF pointer)."""
-    data = as_bytes(data, document_id)
-    if not data or data.isspace():
+    src = as_source(data, document_id)
+    if src.is_blank():
         return
     try:
-        whole, parsed = parse_file(data, document_id)
+        whole, parsed = parse_file(src, document_id)
     except FormatError as exc:
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if whole:
-        yield from _records(parsed, data, document_id, None)
+        yield from _records(parsed, src.text, document_id, None)
         return
     for _, number, raw, value in parsed:
         if isinstance(value, FormatError):

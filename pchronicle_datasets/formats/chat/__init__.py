@@ -21,9 +21,11 @@ ALIASES: tuple[str, ...] = ("openai-chat", "messages")
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "NAME",
     "OUTPUT",

@@ -18,7 +18,7 @@ from ...errors import FormatError, PchronicleError
 from ...jsonio import dumps, json_type, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
-from ..base import Record, as_bytes, documents, parse_file
+from ..base import Record, as_source, documents, parse_file
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
 from .typed_parts import read_parts
@@ -83,13 +83,13 @@ def _is_array_of_records(whole: list) -> bool:
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """One Record per conversation, in file order: JSON Lines (one conversation per line), a JSON array of
     records, one record as the whole file, or a bare array of messages (one conversation)."""
-    data = as_bytes(data, document_id)
-    if not data or data.isspace():
+    src = as_source(data, document_id)
+    if src.is_blank():
         return
     try:
-        whole, parsed = parse_file(data, document_id)
+        whole, parsed = parse_file(src, document_id)
     except FormatError as exc:
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if not whole:
         for index, number, raw, value in parsed:
@@ -103,7 +103,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
         for i, value in enumerate(parsed):  # an empty array: no conversations
             yield _record(value, dumps(value), document_id, None, i + 1, f"/{i}")
         return
-    yield _record(parsed, data, document_id, None, 1, "")
+    yield _record(parsed, src.text, document_id, None, 1, "")
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, where: str) -> Record:

@@ -21,7 +21,7 @@ writers ``recover`` (same source), ``synthesize`` (any other document) and ``wri
 's1'
 """
 
-from .reader import build_session, decode, iter_records, refused_row, sniff
+from .reader import SPLITTABLE, build_session, decode, iter_records, refused_row, sniff
 from .tables import (
     EMPTY_MSG_KEYS,
     EMPTY_ROW_KEYS,
@@ -53,6 +53,7 @@ __all__ = [
     "REASONING_KEYS",
     "ROW_METRICS",
     "RUN_KEYS",
+    "SPLITTABLE",
     "TURN_ENV_SOURCES",
     "build_session",
     "decode",

@@ -5,55 +5,86 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import FormatError, PchronicleError
+from ...errors import FormatError
 from ...gc_pause import gc_paused
-from ...jsonio import may_hold_big_int
-from ..base import Record, as_bytes, documents
+from ..base import Record, as_source, documents
+from ..source import Source
+from .grouping import BUDGET, Grouping
+from .parts import Part, Reread, reread_of
 from .rows import source_rows
 from .session import Session
 from .tables import nonempty_str
 
-__all__ = ["build_session", "decode", "iter_records", "refused_row", "sniff"]
+__all__ = ["SPLITTABLE", "build_session", "decode", "iter_records", "refused_row", "sniff"]
+
+#: ``iter_records`` takes ``byte_range``: the builder may read one big JSON Lines file as several parts.
+SPLITTABLE = True
 
 
-def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
+def iter_records(
+    data: Any,
+    document_id: str | None = None,
+    *,
+    budget: int = BUDGET,
+    byte_range: tuple[int, int | None] | None = None,
+) -> Iterator[Record]:
     """One Record per session (in first-appearance order) or per unreadable line, in file order.
 
-    A session that breaks a rule is one error record; the others still convert (skip policy)."""
-    with gc_paused():  # the whole file is decoded before the first record is handed out
-        records = file_records(data, document_id)
-    yield from records
+    A session that breaks a rule is one error record; the others still convert (skip policy). ``data`` is
+    read as a stream (``base.as_source``); the rows are grouped in bounded memory (``grouping.Grouping``:
+    at most ``budget`` bytes of rows held parsed, the rest spilled to a temporary file), so the first record
+    comes once the whole file has been read: only then is every session complete.
+
+    ``byte_range=(start, end)`` (``end`` None: the file's end) reads one part of a split file (``SPLITTABLE``):
+    the records of the sessions whose first row, and of the bad lines that, start at a byte offset in
+    ``[start, end)`` — the whole file is still read, for those sessions' later rows. The parts of a file, in
+    order, give exactly the file's records."""
+    src = as_source(data, document_id)
+    if src.is_blank():
+        return  # an empty file holds no rows
+    groups = Grouping(document_id, budget)
+    try:
+        with gc_paused():  # plain JSON values: no cycles for the collector to find while the file is read
+            root = _collect(src, document_id, groups, byte_range, reread_of(data) if byte_range else None)
+    except BaseException:
+        groups.close()
+        raise
+    first = next(iter(groups.sessions), None)
+
+    def build(sid: str, rows: list, scan: bool) -> dict[str, Any]:
+        return build_session(sid, rows, document_id, root if sid == first else {}, scan)
+
+    yield from groups.records(build)
 
 
-def file_records(data: str | bytes, document_id: str | None) -> list[Record]:
-    data = as_bytes(data, document_id)
-    if not data or data.isspace():
-        return []  # an empty file holds no rows
-    sessions: dict[str, list[tuple[int, dict, int | None, bytes]]] = {}
-    records: list[Record] = []
-    scan = may_hold_big_int(data)  # one scan of the whole file instead of one per line and value
-    items = source_rows(data, document_id, scan)
+def _collect(
+    src: Source,
+    document_id: str | None,
+    groups: Grouping,
+    byte_range: tuple[int, int | None] | None,
+    reread: Reread | None,
+) -> dict[str, Any]:
+    """Pass 1: every row into its session, every bad line into the file's order; returns the root fields. A
+    part of a split file whose bytes can be read again passes over the lines it does not need (``parts``)."""
+    start, end = byte_range or (0, None)
+    part = Part(groups, document_id, start, end, reread) if reread is not None else None
+    items = source_rows(src, document_id, lazy=part is not None)
     root = next(items)
     for item in items:
-        refused = item if isinstance(item, Record) else refused_row(*item, document_id)
+        if part is not None and (item := part.add(item)) is None:
+            continue
+        mine = byte_range is None or (start <= item.offset and (end is None or item.offset < end))
+        if item.error is not None:
+            if mine:
+                groups.add_bad(item.error, parsed=False)
+            continue
+        refused = refused_row(item.r, item.row, item.line, item.raw, document_id)
         if refused is not None:
-            records.append(refused)
+            if mine:
+                groups.add_bad(refused, parsed=True)
         else:
-            r, row, line, raw = item  # type: ignore[misc]
-            sessions.setdefault(row["session_id"], []).append((r, row, line, raw))
-    first = True
-    for sid, rows in sessions.items():
-        raw = b"\n".join(x[3] for x in rows if x[3])
-        try:
-            story = build_session(sid, rows, document_id, root if first else {}, scan)
-        except PchronicleError as exc:
-            records.append(Record(rows[0][2], raw, error=exc, value=[x[1] for x in rows]))
-        else:
-            records.append(Record(rows[0][2], raw, story=story, value=[x[1] for x in rows]))
-        first = False
-    # File order (a session stands at its first row), so "the first bad record" is the first in the file.
-    records.sort(key=lambda rec: rec.line if rec.line is not None else 0)
-    return records
+            groups.add_row(item.r, item.row, item.line, item.raw, item.big, mine)
+    return root  # type: ignore[return-value]
 
 
 def build_session(sid: str, rows: list, document_id: str | None, root: dict, scan: bool = True) -> dict[str, Any]:
@@ -78,7 +109,7 @@ def refused_row(r: int, row: Any, line: int | None, raw: bytes, document_id: str
     return Record(line, raw, value=row, error=error)
 
 
-def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
+def decode(data: Any, document_id: str | None = None) -> list[dict[str, Any]]:
     """All Storyline documents of a capture file (one per session); raises the first error."""
     return documents(iter_records(data, document_id))
 

@@ -24,9 +24,11 @@ ALIASES = ("agent-jsonl",)
 EXTENSION = ".jsonl"
 OUTPUT = "folder"  # the CLI writes the seed's two files (encode_folder); from_storyline gives one text
 PER_DOCUMENT = False
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writes a batch at a time
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "FOLDER_FILES",
     "HINTS",

@@ -15,7 +15,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
 from ...pointer import join
 from ...schema import is_time
-from ..base import Record, as_bytes, documents, parse_file
+from ..base import Record, as_source, documents, parse_file
 from ..markup import blocks, without
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .hints import HINTS, NAME, make_hints
@@ -41,16 +41,13 @@ __all__ = ["decode", "iter_records", "sniff"]
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """One Record per JSON Lines record (or per element of a JSON array of records), in file order."""
-    yield from _text_records(as_bytes(data, document_id), document_id)
-
-
-def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
-    if not data or data.isspace():
+    src = as_source(data, document_id)
+    if src.is_blank():
         return
     try:
-        is_whole, parsed = parse_file(data, document_id)
+        is_whole, parsed = parse_file(src, document_id)
     except FormatError as exc:
-        yield Record(exc.line, data, error=exc)
+        yield Record(exc.line, src.text, error=exc)
         return
     if not is_whole:
         for index, number, raw, value in parsed:
@@ -60,7 +57,7 @@ def _text_records(data: bytes, document_id: str | None) -> Iterator[Record]:
                 else _record(value, raw, document_id, number, index + 1)
             )
         return
-    whole = parsed
+    whole, data = parsed, src.text
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         # Errors name the record by its pointer in the file (/3/conversations/0): a whole file has no record lines.

@@ -1,0 +1,431 @@
+"""Every speed and memory figure of the project in one command, written to `benchmarks/results.md` with a plot.
+
+    .venv/bin/python benchmarks/run.py            # the full run (files of 100 MB, 1 GB and 3 GB; ~15 min)
+    .venv/bin/python benchmarks/run.py --quick    # the same figures on small files, under two minutes
+
+Each figure is a ratio measured in the same run, beside its anchor, with the command that reproduces it:
+
+- read MB/s of every format's reader beside raw `orjson.loads` of every line of the same bytes;
+- `load_dataset("pchronicle", "openai-msg")` beside `load_dataset("json")` on the same captures, each in a fresh
+  process with a fresh cache, median of alternated runs (target: at most 0.5x json's time);
+- `to_sharegpt` over dataset rows beside the reference converter (`bench_sharegpt.py`, when the reference's
+  interpreter is given: `--reference-python /tmp/hermes/bin/python`);
+- peak memory (RSS of the loading process) against file size for one capture file and for many files, with and
+  without streaming (target: flat, at most 1.5 GB at 3 GB);
+- streaming: time to the first row;
+- `num_proc` 1 vs 2 on one big file and on many files (target: at least 1.6x on one big file);
+- decompression bombs: peak memory and time of a bomb read to the default limit and stopped by a set limit.
+
+The captures are generated (seeded; never committed) in a temporary folder — `--workdir` to choose it — and
+removed at the end. Sessions are interleaved as a gateway writes them: several sessions open at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_openai_msg import session_rows  # noqa: E402
+
+CHILD = r"""
+import json, resource, sys, time
+mode, cache, num_proc, *files = sys.argv[1:]
+num_proc = int(num_proc) or None
+from datasets import load_dataset
+import pchronicle_datasets
+start = time.perf_counter()
+first = None
+if mode == "json":
+    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
+    n = ds.num_rows
+elif mode == "load":
+    ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
+    n = ds.num_rows
+else:
+    ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", streaming=True)
+    n = 0
+    for _ in ds:
+        if first is None:
+            first = time.perf_counter() - start
+        n += 1
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "rows": n, "peak_mb": peak, "first_row": first}))
+"""
+
+BOMB_CHILD = r"""
+import json, resource, sys, time
+from pchronicle_datasets.formats import iter_records
+path, limit = sys.argv[1], int(sys.argv[2])
+start = time.perf_counter()
+with open(path, "rb") as f:
+    records = list(iter_records("auto", f, path, **({"max_size": limit} if limit else {})))
+seconds = time.perf_counter() - start
+err = str(records[-1].error) if records and records[-1].error else ""
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "peak_mb": peak, "records": len(records), "error": err[:160]}))
+"""
+
+
+def child(code: str, *args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit(f"a benchmark child failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def write_capture(path: Path, size: int, seed: int, open_sessions: int = 8) -> int:
+    """A gateway capture of about ``size`` bytes: sessions of 8–24 rows, ``open_sessions`` at a time, their rows
+    interleaved. Returns the number of sessions."""
+    rng = random.Random(seed)
+    written = sessions = 0
+    active: list[list[bytes]] = []
+    with path.open("wb") as f:
+        while written < size or active:
+            while written < size and len(active) < open_sessions:
+                rows = session_rows(rng, seed * 1_000_000 + sessions, rng.randint(8, 24))
+                active.append([orjson.dumps(r) for r in rows])
+                sessions += 1
+            queue = rng.choice(active)
+            line = queue.pop(0)
+            f.write(line + b"\n")
+            written += len(line) + 1
+            if not queue:
+                active.remove(queue)
+    return sessions
+
+
+def loads(mode: str, files: list[Path], work: Path, num_proc: int = 0) -> dict:
+    cache = tempfile.mkdtemp(dir=work, prefix="cache-")
+    try:
+        return child(CHILD, mode, cache, str(num_proc), *map(str, files))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def mb(files: list[Path]) -> float:
+    return sum(f.stat().st_size for f in files) / 1e6
+
+
+# ------------------------------------------------------------------------------------------ the figures
+
+
+def reader_speeds(work: Path, size: int) -> list[dict]:
+    """Each format's reader on the same documents, beside orjson.loads per line of the same bytes."""
+    import pchronicle_datasets as pc
+
+    src = work / "speed.jsonl"
+    write_capture(src, size, seed=5)
+    data = src.read_bytes()
+    stories = pc.into_storyline("openai-msg", data, document_id="speed.jsonl")
+    files = {"openai-msg": data}
+    for fmt in ("storyline", "sharegpt", "chat", "atif"):
+        files[fmt] = pc.from_storyline(fmt, stories).encode()
+    out = []
+    for fmt, blob in files.items():
+        lines = blob.splitlines()
+        raw = _best(lambda lines=lines: [orjson.loads(x) for x in lines])
+        ours = _best(lambda fmt=fmt, blob=blob: pc.into_storyline(fmt, blob, document_id=f"f.{fmt}"))
+        out.append({"format": fmt, "mb": len(blob) / 1e6, "orjson_s": raw, "reader_s": ours})
+    src.unlink()
+    return out
+
+
+def _best(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def json_ratio(work: Path, n_files: int, size: int, runs: int) -> dict:
+    folder = work / "ratio"
+    folder.mkdir()
+    files = []
+    for i in range(n_files):
+        files.append(folder / f"capture-{i:03d}.jsonl")
+        write_capture(files[-1], size, seed=100 + i)
+    js, pcr = [], []
+    for _ in range(runs):  # alternated: each pair shares the machine's state of the moment
+        js.append(loads("json", files, work)["seconds"])
+        pcr.append(loads("load", files, work)["seconds"])
+    lines = [line for f in files for line in f.read_bytes().splitlines()]
+    raw = _best(lambda: [orjson.loads(x) for x in lines])
+    shutil.rmtree(folder)
+    return {
+        "files": n_files,
+        "mb": sum(len(x) + 1 for x in lines) / 1e6,
+        "json_s": statistics.median(js),
+        "pchronicle_s": statistics.median(pcr),
+        "orjson_s": raw,
+        "runs": runs,
+    }
+
+
+def sharegpt_ratio(reference: str | None, trajectories: int) -> dict | None:
+    if not reference:
+        return None
+    cmd = [sys.executable, str(HERE / "bench_sharegpt.py"), "--trajectories", str(trajectories), "--repeat", "3"]
+    proc = subprocess.run([*cmd, "--reference-python", reference], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-500:]}
+    seconds = {}
+    for line in proc.stdout.splitlines():
+        for label in ("to_sharegpt (Storyline documents)", "to_sharegpt (dataset rows", "reference"):
+            if line.startswith(label):
+                key = (
+                    "reference"
+                    if label == "reference"
+                    else ("to_sharegpt (rows)" if "rows" in label else "to_sharegpt (documents)")
+                )
+                seconds[key] = float(line.split()[-2])
+    return {"trajectories": trajectories, "seconds": seconds, "output": proc.stdout}
+
+
+def memory_by_size(work: Path, sizes: list[int]) -> list[dict]:
+    out = []
+    for size in sizes:
+        path = work / f"one-{size}.jsonl"
+        sessions = write_capture(path, size, seed=7)
+        stream = loads("stream", [path], work)
+        # num_proc 1 and 2 alternated (twice up to 1 GB), the median kept: the cores are shared with other jobs,
+        # whose load (os.getloadavg before each pair) is reported beside.
+        pairs, busy = [], []
+        for _ in range(2 if size <= 1 << 30 else 1):
+            busy.append(os.getloadavg()[0])
+            pairs.append((loads("load", [path], work), loads("load", [path], work, num_proc=2)))
+        load = sorted((p[0] for p in pairs), key=lambda r: r["seconds"])[len(pairs) // 2]
+        two = sorted((p[1] for p in pairs), key=lambda r: r["seconds"])[len(pairs) // 2]
+        out.append(
+            {"mb": path.stat().st_size / 1e6, "sessions": sessions, "load": load, "stream": stream, "np2": two,
+             "pairs": [(a["seconds"], b["seconds"]) for a, b in pairs], "load_average": busy}
+        )  # fmt: skip
+        path.unlink()
+    return out
+
+
+def many_files(work: Path, n: int, size: int) -> dict:
+    folder = work / "many"
+    folder.mkdir()
+    files = []
+    for i in range(n):
+        files.append(folder / f"c-{i:04d}.jsonl")
+        write_capture(files[-1], size, seed=1000 + i, open_sessions=2)
+    res = {
+        "files": n,
+        "mb": mb(files),
+        "load": loads("load", files, work),
+        "stream": loads("stream", files, work),
+        "np2": loads("load", files, work, num_proc=2),
+    }
+    shutil.rmtree(folder)
+    return res
+
+
+def bombs(work: Path, size: int) -> list[dict]:
+    path = work / "bomb.jsonl.gz"
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    piece = b" " * (1 << 20)
+    with path.open("wb") as f:
+        for _ in range(size >> 20):
+            f.write(z.compress(piece))
+        f.write(z.compress(b'{"schema_version": "storyline/v1"}\n') + z.flush())
+    out = []
+    for limit in (0, 64 << 20):
+        res = child(BOMB_CHILD, str(path), str(limit))
+        out.append(
+            {"compressed_kb": path.stat().st_size / 1024, "decompressed_mb": size / 2**20, "limit": limit, **res}
+        )
+    path.unlink()
+    return out
+
+
+# ------------------------------------------------------------------------------------------ the report
+
+
+def plot(results: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    mem = results["memory"]
+    xs = [m["mb"] for m in mem]
+    a.plot(xs, [m["load"]["peak_mb"] for m in mem], "o-", label="load_dataset")
+    a.plot(xs, [m["stream"]["peak_mb"] for m in mem], "s-", label="streaming=True")
+    a.plot(xs, [m["mb"] for m in mem], ":", color="gray", label="file size")
+    a.axhline(1500, color="red", lw=0.8, ls="--", label="target at 3 GB (1.5 GB)")
+    a.set_xscale("log")
+    a.set_xlabel("one capture file (MB)")
+    a.set_ylabel("peak RSS (MB)")
+    a.set_title("peak memory against file size")
+    a.legend(fontsize=8)
+    speeds = results["readers"]
+    names = [s["format"] for s in speeds]
+    width = 0.38
+    pos = range(len(names))
+    b.bar([p - width / 2 for p in pos], [s["mb"] / s["reader_s"] for s in speeds], width, label="reader")
+    b.bar([p + width / 2 for p in pos], [s["mb"] / s["orjson_s"] for s in speeds], width, label="orjson.loads per line")
+    r = results["json_ratio"]
+    b.axhline(r["mb"] / r["json_s"], color="green", ls="--", lw=0.8, label='load_dataset("json")')
+    b.axhline(r["mb"] / r["pchronicle_s"], color="purple", ls="--", lw=0.8, label='load_dataset("pchronicle")')
+    b.set_xticks(list(pos), names)
+    b.set_ylabel("MB/s")
+    b.set_title("read speed")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def report(results: dict, command: str, picture: bool) -> str:
+    r = results["json_ratio"]
+    ratio = r["pchronicle_s"] / r["json_s"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"`{command}` — {results['when']}, {results['machine']}. Every ratio below is measured in this run.",
+        "",
+    ]
+    if picture:
+        lines += ["![peak memory and read speed](results.png)", ""]
+    lines += [
+        '## Loading: `load_dataset("pchronicle", "openai-msg")` beside `load_dataset("json")`',
+        "",
+        f"{r['files']} capture files, {r['mb']:.1f} MB; fresh process and cache each, median of {r['runs']} "
+        "alternated runs.",
+        "",
+        "| loader | seconds | MB/s |",
+        "|---|---|---|",
+        f"| load_dataset(json) | {r['json_s']:.2f} | {r['mb'] / r['json_s']:.1f} |",
+        f"| load_dataset(pchronicle, openai-msg) | {r['pchronicle_s']:.2f} | {r['mb'] / r['pchronicle_s']:.1f} |",
+        f"| orjson.loads of every line (floor) | {r['orjson_s']:.2f} | {r['mb'] / r['orjson_s']:.1f} |",
+        "",
+        f"ratio pchronicle / json: **{ratio:.2f}** (target ≤ 0.5: {'met' if ratio <= 0.5 else 'NOT met'}); "
+        f"pchronicle / orjson floor: **{r['pchronicle_s'] / r['orjson_s']:.1f}×** (aim: 3×).",
+        "",
+        "## Readers: MB/s beside raw orjson on the same bytes",
+        "",
+        "| format | MB | reader MB/s | orjson.loads per line MB/s | reader / orjson time |",
+        "|---|---|---|---|---|",
+    ]
+    for s in results["readers"]:
+        lines.append(
+            f"| {s['format']} | {s['mb']:.1f} | {s['mb'] / s['reader_s']:.1f} | {s['mb'] / s['orjson_s']:.1f} | "
+            f"{s['reader_s'] / s['orjson_s']:.1f}× |"
+        )
+    sg = results.get("sharegpt")
+    lines += ["", "## `to_sharegpt` beside the reference converter (hermes-agent 0.19.0)", ""]
+    if not sg or "seconds" not in sg:
+        lines.append("not run (pass `--reference-python` with hermes-agent installed)" + (f": {sg}" if sg else ""))
+    else:
+        sec = sg["seconds"]
+        lines += [
+            f"{sg['trajectories']} trajectories, best of 3 (`benchmarks/bench_sharegpt.py`):",
+            "",
+            "| converter | seconds | × reference speed |",
+            "|---|---|---|",
+        ]
+        for label, value in sec.items():
+            lines.append(f"| {label} | {value:.3f} | {sec.get('reference', value) / value:.2f} |")
+    lines += [
+        "",
+        "## Peak memory against file size (one capture file), streaming, num_proc",
+        "",
+        "| file MB | sessions | load s | load peak MB | streaming s | streaming peak MB | first row s "
+        "| num_proc=2 s | speed-up | pairs (np1 s, np2 s) | load average before |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for m in results["memory"]:
+        lo, st, two = m["load"], m["stream"], m["np2"]
+        pairs = ", ".join(f"({a:.1f}, {b:.1f})" for a, b in m["pairs"])
+        lines.append(
+            f"| {m['mb']:.0f} | {m['sessions']} | {lo['seconds']:.1f} | {lo['peak_mb']:.0f} | {st['seconds']:.1f} | "
+            f"{st['peak_mb']:.0f} | {st['first_row']:.1f} | {two['seconds']:.1f} | "
+            f"{lo['seconds'] / two['seconds']:.2f}× | {pairs} | {', '.join(f'{x:.1f}' for x in m['load_average'])} |"
+        )
+    many = results["many"]
+    lines += [
+        "",
+        f"Many files: {many['files']} files, {many['mb']:.0f} MB — load {many['load']['seconds']:.1f} s "
+        f"(peak {many['load']['peak_mb']:.0f} MB), streaming {many['stream']['seconds']:.1f} s (peak "
+        f"{many['stream']['peak_mb']:.0f} MB, first row after {many['stream']['first_row']:.2f} s), num_proc=2 "
+        f"{many['np2']['seconds']:.1f} s ({many['load']['seconds'] / many['np2']['seconds']:.2f}×).",
+        "",
+        "Peak memory is the loading process's maximum RSS (`ru_maxrss`): the interpreter, pyarrow and datasets "
+        "are about 200 MB of it. num_proc=2's workers are separate processes (not counted in its column). "
+        "The first row's time counts from the `load_dataset(..., streaming=True)` call (about 1.4 s of it is "
+        "datasets resolving the files). A load average near 2 before a pair means the 2 cores were already busy "
+        "with other jobs: num_proc=2 then has no second core to use.",
+        "",
+        "## Decompression bombs",
+        "",
+        "| compressed KB | decompresses to MB | limit | seconds | peak MB | records | last error |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for b in results["bombs"]:
+        limit = "default (64 GiB)" if not b["limit"] else f"{b['limit']:,} bytes"
+        lines.append(
+            f"| {b['compressed_kb']:.0f} | {b['decompressed_mb']:.0f} | {limit} | {b['seconds']:.1f} | "
+            f"{b['peak_mb']:.0f} | {b['records']} | {b['error'] or '—'} |"
+        )
+    lines += ["", "Raw figures: `benchmarks/results.json`.", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small files: the whole run under two minutes")
+    parser.add_argument("--workdir", help="where the generated files go (default: a temporary folder)")
+    parser.add_argument("--reference-python", help="an interpreter with hermes-agent 0.19.0 (to_sharegpt figure)")
+    parser.add_argument("--output", default=str(HERE / "results.md"))
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="pchronicle-bench-", dir=args.workdir))
+    quick = args.quick
+    start = time.perf_counter()
+    try:
+        results = {
+            "when": time.strftime("%Y-%m-%d"),
+            "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
+            "readers": reader_speeds(work, (4 if quick else 30) << 20),
+            "json_ratio": json_ratio(work, 8, (1 if quick else 6) << 20, 3 if quick else 5),
+            "sharegpt": sharegpt_ratio(args.reference_python, 500 if quick else 2000),
+            "memory": memory_by_size(work, [20 << 20, 150 << 20] if quick else [100 << 20, 1 << 30, 3 << 30]),
+            "many": many_files(work, 40 if quick else 400, (1 << 19) if quick else (1 << 20)),
+            "bombs": bombs(work, (256 if quick else 4096) << 20),
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    command = "python benchmarks/run.py" + (" --quick" if quick else "")
+    if args.reference_python:
+        command += f" --reference-python {args.reference_python}"
+    out = Path(args.output)
+    picture = plot(results, out.with_suffix(".png"))
+    out.write_text(report(results, command, picture), encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
+    print(out.read_text(encoding="utf-8"))
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

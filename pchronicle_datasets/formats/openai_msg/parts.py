@@ -1,0 +1,139 @@
+"""Reading one part of a split capture: which lines the part must parse, and which it may pass over.
+
+Part *k* of a file owns the sessions whose first row starts in its byte range (``reader.iter_records``'s
+``byte_range``). It parses every line of its range; the other lines matter only through their
+``session_id``: one before the range may start a session (which then is not the part's), one after it may be
+a later row of a session the part owns. Most capture lines begin ``{"session_id": "…"`` and name it once, so
+their session is read from the bytes (``fast_session_id``) and the line is parsed only when the part needs
+its row — which makes the parts' first passes, repeated in every part, cheap.
+
+That reading is exact for any line that is valid JSON: the first key of the object is its only
+``"session_id"`` (a second one — a duplicate key, a nested object, a key spelled with ``\\u`` escapes — makes
+the fast path give up, and the line is parsed). A line that is *not* valid JSON may still look like a row: so
+a session that such a line seems to start before the range is confirmed by parsing that line when the
+session shows up in the range (and, if it is broken, every earlier line that names the session), before the
+part decides the session is not its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..base import UNPARSED, Record, parse_line
+from ..source import CHUNK, as_source
+from .grouping import Grouping
+from .rows import SourceRow
+from .tables import nonempty_str
+
+__all__ = ["Part", "fast_session_id", "reread_of"]
+
+_FAST = re.compile(rb'\s*\{\s*"session_id"\s*:\s*"([^"\\]+)"')
+_KEY = b'"session_id"'
+_LETTER_ESCAPE = re.compile(rb"\\u00[2-7][0-9a-fA-F]")  # \u escapes of ASCII letters, digits, '"' and '_'
+
+Reread = Callable[[int, int], bytes]
+
+
+def fast_session_id(raw: bytes) -> str | None:
+    """The ``session_id`` of a JSON Lines row read from its bytes, when its first key is its only session id
+    and no key can hide behind escapes; else None (parse the line to know).
+
+    >>> fast_session_id(b'{"session_id": "s-1", "step_id": 2, "note": "a \\\\"session_id\\\\" aside"}')
+    's-1'
+    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1"}') is None
+    True
+    """
+    m = _FAST.match(raw)
+    if m is None or raw.count(_KEY) != 1 or _LETTER_ESCAPE.search(raw):
+        return None
+    try:
+        return m.group(1).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def reread_of(data: Any) -> Reread | None:
+    """How to read bytes of ``data`` again by offset while it is being read as a stream (bytes, or a file with
+    a descriptor), or None."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        view = bytes(data)
+        return lambda offset, length: view[offset : offset + length]
+    try:
+        fd = data.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not hasattr(os, "pread"):  # pragma: no cover - Windows
+        return None
+    return lambda offset, length: os.pread(fd, length, offset)
+
+
+class Part:
+    """Pass 1 of one part: the rows it needs into ``groups`` (see the module's docstring)."""
+
+    def __init__(self, groups: Grouping, document_id: str | None, start: int, end: int | None, reread: Reread):
+        self.groups = groups
+        self.document_id = document_id
+        self.start, self.end = start, end
+        self.reread = reread
+        self.seen_before: dict[str, tuple[int, int, int]] = {}  # sid → (offset, length, line) of its first fast line
+
+    def add(self, item: SourceRow) -> SourceRow | None:
+        """The line as a parsed row when the part needs it (then the caller adds it, ``mine`` telling whether a
+        session may start there), else None."""
+        offset = item.offset
+        if offset < self.start:
+            sid = fast_session_id(item.raw)
+            if sid is None:
+                return self._parsed(item)  # added as not the part's own (the caller knows it is before)
+            self.seen_before.setdefault(sid, (offset, len(item.raw), item.line or 0))
+            return None
+        if self.end is not None and offset >= self.end:
+            sid = fast_session_id(item.raw)
+            if sid is not None and sid not in self.groups.sessions:
+                return None  # not a session of this part: it started before, or it starts after the range
+            return self._parsed(item)
+        parsed = self._parsed(item)
+        row = parsed.row
+        if (
+            parsed.error is None
+            and isinstance(row, dict)
+            and nonempty_str(sid := row.get("session_id"))
+            and sid not in self.groups.sessions
+            and sid not in self.groups.foreign
+            and sid in self.seen_before
+            and self._started_before(sid)
+        ):
+            self.groups.foreign.add(sid)
+        return parsed
+
+    def _parsed(self, item: SourceRow) -> SourceRow:
+        if item.row is not UNPARSED:
+            return item
+        value, big = parse_line(item.raw, self.document_id, item.line)
+        if isinstance(value, Exception):
+            return item._replace(row=None, big=big, error=Record(item.line, item.raw, error=value))
+        return item._replace(row=value, big=big)
+
+    def _prefix(self) -> Iterator[bytes]:
+        for offset in range(0, self.start, CHUNK):
+            yield self.reread(offset, min(CHUNK, self.start - offset))
+
+    def _valid_row_of(self, raw: bytes, sid: str) -> bool:
+        value, _ = parse_line(raw, self.document_id, None)
+        return isinstance(value, dict) and value.get("session_id") == sid
+
+    def _started_before(self, sid: str) -> bool:
+        """Whether a valid row of ``sid`` lies before the range (its first fast line, else any earlier line)."""
+        offset, length, _ = self.seen_before.pop(sid)
+        if self._valid_row_of(self.reread(offset, length), sid):
+            return True
+        # That line is broken: look at every line before the range (rare: a broken line that names a session
+        # whose first valid row comes later).
+        src = as_source(self._prefix())
+        for _, _, raw in src.lines():
+            if (fast_session_id(raw) == sid or fast_session_id(raw) is None) and self._valid_row_of(raw, sid):
+                return True
+        return False
