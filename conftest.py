@@ -1,4 +1,13 @@
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests derandomized (a fixed seed per test, no deadline on a shared 2-core machine), so a
+# run is reproducible and a green run stays green; locally they keep exploring new examples.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # Collected by pytest's --doctest-modules: keep entry points (which run on import) out of collection.
 collect_ignore = ["pchronicle_datasets/__main__.py", "scripts", "benchmarks"]

@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ...jsonio import dumps
-from ...losses import for_document, ignore_losses
+from ...jsonio import dumps, dumps_text, try_loads
+from ...losses import for_document, ignore_losses, report_loss
 from ...pointer import parse
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
@@ -65,6 +65,13 @@ def _fresh(story: dict[str, Any], *, carry_residual: bool) -> dict[str, Any]:
     # kinds would count the same values twice).
     with ignore_losses():
         messages = render_messages(story, keep_invalid_args=True)
+    for msg in messages["messages"]:
+        for call in msg.get("tool_calls") or ():
+            fn = call["function"]
+            # Storyline string args are a source's arguments that were not JSON; one that still reads as JSON
+            # ("42", "true") is written as a JSON string, or the reader would take it for the number or boolean.
+            if isinstance(fn["arguments"], str) and try_loads(fn["arguments"])[0]:
+                fn["arguments"] = dumps_text(fn["arguments"])
     out: dict[str, Any] = {"id": story["session"], **messages}
     if story["agent"].get("model"):
         out["model"] = story["agent"]["model"]
@@ -73,11 +80,7 @@ def _fresh(story: dict[str, Any], *, carry_residual: bool) -> dict[str, Any]:
         out[ENVELOPE_KEY] = envelope(others)
     elif others:
         count = sum(len(s.get("fields") or {}) for s in others.values() if isinstance(s, dict))
-        log.warning(
-            "session %r: %d residual values of other formats not written (carry_residual=False)",
-            story["session"],
-            count,
-        )
+        report_loss("residual_dropped", pointer="/unknown_fields", count=count, detail="carry_residual=False")
     return out
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 
 import orjson
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats.chat.unwritten import unwritten
+from pchronicle_datasets.linking import loose_results
 from tests.strategies import storylines
 
 from .common import CORPUS, DATA
@@ -106,6 +107,9 @@ _HELD = {
 def test_every_value_comes_back_or_is_counted(story) -> None:
     """Read back, each field of a generated document either has its value again or is listed by
     ``unwritten`` (which the writer counts); tool results are checked by the golden case."""
+    # A result that answers no call is written as the next user message (docs/training.md), a turn of its own
+    # when read back: that placement is pinned by the training tests, not this turn-by-turn comparison.
+    assume(not loose_results(story))
     listed = {pointer for _, pointer in unwritten(story)}
     with pc.collect_losses():
         text = pc.from_storyline("chat", [story])
