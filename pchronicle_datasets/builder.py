@@ -211,11 +211,13 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
-        if n == 1:
+        if n == 1 and not _splittable(path, self.config.name):
             records = iter_records(self.config.name, f, name, max_size=self.config.max_decompressed_size)
-        else:  # one byte range of a big plain JSON Lines file (_split_big_files checked it can be split)
+        else:
+            # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file
+            # itself, which it can read again by offset (no spill file), and the part's byte range.
             module = get_format(self.config.name) if self.config.name != "auto" else detect(_head(path), name)
-            records = module.iter_records(f, name, byte_range=_byte_range(path, k, n))
+            records = module.iter_records(f, name, byte_range=_byte_range(path, k, n) if n > 1 else None)
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0
         first_pass = key not in _quarantined

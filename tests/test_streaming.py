@@ -130,9 +130,13 @@ def test_compressed_streams_read_as_their_bytes(codec):
 
 @pytest.mark.parametrize("path", [p for p in INPUTS if "openai_msg" in str(p)], ids=lambda p: p.name)
 def test_openai_msg_spilled_sessions_give_the_same_records(path):
+    """Spilled to a temporary file (a stream of chunks) or re-read from the source (bytes, a local file)."""
     data = path.read_bytes()
-    want = signature(openai_msg.iter_records(data, path.name))
+    want = signature(openai_msg.iter_records(data, path.name, budget=1 << 40))
+    assert signature(openai_msg.iter_records(iter([data]), path.name, budget=0)) == want
     assert signature(openai_msg.iter_records(data, path.name, budget=0)) == want
+    with path.open("rb") as f:
+        assert signature(openai_msg.iter_records(f, path.name, budget=0)) == want
 
 
 def _gateway_bytes(lines: list, bad: list[int]) -> bytes:
@@ -168,7 +172,7 @@ def test_openai_msg_spill_file_is_removed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tempfile, "tempdir", None)  # take TMPDIR again
     data = (SAMPLES / "openai_msg" / "gateway_capture.jsonl").read_bytes()
-    records = openai_msg.iter_records(data, "cap.jsonl", budget=0)
+    records = openai_msg.iter_records(iter([data]), "cap.jsonl", budget=0)  # chunks: spilled to a file
     next(records)
     records.close()  # a reader stopped early still deletes its spill file
     assert list(tmp_path.iterdir()) == []

@@ -9,12 +9,14 @@ interleaved with other sessions. So a session is complete only at the end of its
    sessions that started first are *spilled*: their rows' source bytes are appended to a temporary file
    (deleted when the reader is done), only their places are kept (row index, line, offset, length), and the
    later rows of a spilled session go straight to the file. Bad lines are held (or spilled) the same way.
+   A source that can be read again by offset (``reread``: bytes, a local file) needs no such file: a spilled
+   row's place is where it already is.
 2. **Build** (``records``): in file order — each session at its first row, each bad line at its line, as the
    whole-file reader sorted them — a spilled session's rows are read back and parsed again, the session is
    built, its record handed out and its rows let go.
 
 Memory is then the budget, one session being built, and the places of the spilled rows (about 100 bytes a
-row); disk is the spilled bytes. A file under the budget is parsed once and never touches the disk.
+row); disk is the spilled bytes (none for a re-readable source). A file under the budget is parsed once.
 
 >>> g = Grouping("cap.jsonl", budget=10)
 >>> g.add_row(0, {"session_id": "a", "step_id": 1}, 1, b'{"session_id":"a","step_id":1}', False)
@@ -43,19 +45,20 @@ Row = tuple[int, Any, "int | None", bytes]  # (r, row, line, raw), what build_se
 
 
 class _Session:
-    __slots__ = ("big", "line", "places", "rows", "sid", "size")
+    __slots__ = ("big", "line", "offsets", "places", "rows", "sid", "size")
 
     def __init__(self, sid: str, line: int | None) -> None:
         self.sid = sid
         self.line = line  # its first row's line: where its record stands in the file's order
         self.rows: list[Row] | None = []  # None once spilled
+        self.offsets: list[int] = []  # the held rows' byte offsets in the source (re-readable sources)
         self.places: list[tuple[int, int | None, int, int]] = []  # spilled rows: (r, line, offset, length)
         self.size = 0  # source bytes of the rows held in memory
         self.big = False  # some row may hold an integer beyond 64 bits
 
 
 class _Bad:
-    __slots__ = ("line", "parsed", "place", "record")
+    __slots__ = ("line", "offset", "parsed", "place", "record")
 
     def __init__(self, record: Record, parsed: bool) -> None:
         self.record: Record | None = record
@@ -67,9 +70,12 @@ class _Bad:
 class Grouping:
     """The rows of one file, by session, in file order; see the module's docstring."""
 
-    def __init__(self, document_id: str | None, budget: int = BUDGET) -> None:
+    def __init__(self, document_id: str | None, budget: int = BUDGET, reread: Any = None) -> None:
         self.document_id = document_id
         self.budget = budget
+        # reread(offset, length): the source's bytes again (bytes in memory, a local file). Then spilling writes
+        # nothing: a spilled row's place is where it is in the source.
+        self.reread = reread
         self.sessions: dict[str, _Session] = {}
         self.foreign: set[str] = set()  # sessions another part of a split file owns
         self.order: list[_Session | _Bad] = []
@@ -81,7 +87,9 @@ class Grouping:
 
     # ---------------------------------------------------------------- pass 1
 
-    def add_row(self, r: int, row: dict[str, Any], line: int | None, raw: bytes, big: bool, mine: bool = True) -> None:
+    def add_row(
+        self, r: int, row: dict[str, Any], line: int | None, raw: bytes, big: bool, mine: bool = True, offset: int = -1
+    ) -> None:
         """A row with a usable ``session_id``, in file order. ``mine``: whether a session starting at this row is
         this reader's (a part of a split file owns the sessions that start in its byte range)."""
         sid = row["session_id"]
@@ -94,23 +102,26 @@ class Grouping:
                 return
             s = self.sessions[sid] = _Session(sid, line)
             self.order.append(s)
-            if raw:  # rows of a whole-file value have no bytes of their own: they stay (the file is in memory)
+            if raw and (self.reread is None or offset >= 0):
+                # Rows of a whole-file value have no bytes of their own: they stay (the file is in memory).
                 self._resident[id(s)] = s
         s.big = s.big or big
         if s.rows is None:
-            s.places.append((r, line, *self._write(raw)))
+            s.places.append((r, line, *self._write(raw, offset)))
             return
         s.rows.append((r, row, line, raw))
+        s.offsets.append(offset)
         s.size += len(raw)
         self.held += len(raw)
         if self.held > self.budget:
             self._spill()
 
-    def add_bad(self, record: Record, parsed: bool) -> None:
+    def add_bad(self, record: Record, parsed: bool, offset: int = -1) -> None:
         """A line that is not a usable row (not JSON: ``parsed`` False; JSON refused as a row: True)."""
         bad = _Bad(record, parsed)
+        bad.offset = offset
         self.order.append(bad)
-        if record.raw:
+        if record.raw and (self.reread is None or offset >= 0):
             self._resident[id(bad)] = bad
             self.held += len(record.raw)
             if self.held > self.budget:
@@ -124,19 +135,25 @@ class Grouping:
             entry = self._resident.pop(key)
             if isinstance(entry, _Session):
                 assert entry.rows is not None
-                entry.places = [(r, line, *self._write(raw)) for r, _, line, raw in entry.rows]
+                entry.places = [
+                    (r, line, *self._write(raw, offset))
+                    for (r, _, line, raw), offset in zip(entry.rows, entry.offsets, strict=True)
+                ]
+                entry.offsets = []
                 entry.rows = None
                 self.held -= entry.size
                 self.spilled_sessions += 1
             else:
                 assert entry.record is not None
                 raw = entry.record.raw
-                entry.place = self._write(raw)
+                entry.place = self._write(raw, entry.offset)
                 # The error is kept (it is small); the bytes and the parsed value come back from the file.
                 entry.record = Record(entry.record.line, b"", error=entry.record.error)
                 self.held -= len(raw)
 
-    def _write(self, raw: bytes) -> tuple[int, int]:
+    def _write(self, raw: bytes, offset: int) -> tuple[int, int]:
+        if self.reread is not None and offset >= 0:
+            return offset, len(raw)  # already on disk (or in memory): nothing to write
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="pchronicle-spill-")  # noqa: SIM115 - closed by close()
         self._file.write(raw)
@@ -177,6 +194,8 @@ class Grouping:
             self.close()
 
     def _read(self, offset: int, length: int) -> bytes:
+        if self.reread is not None:
+            return self.reread(offset, length)
         assert self._file is not None
         if hasattr(os, "pread"):
             return os.pread(self._file.fileno(), length, offset)

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ...compression import MAGIC_SIZE, compression_of
 from ..base import UNPARSED, Record, parse_line
 from ..source import CHUNK, as_source
 from .grouping import Grouping
@@ -56,16 +57,18 @@ def fast_session_id(raw: bytes) -> str | None:
 
 
 def reread_of(data: Any) -> Reread | None:
-    """How to read bytes of ``data`` again by offset while it is being read as a stream (bytes, or a file with
-    a descriptor), or None."""
+    """How to read bytes of ``data`` again by offset while it is being read as a stream (uncompressed bytes, or
+    an uncompressed file with a descriptor), or None."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         view = bytes(data)
+        if compression_of(view[:MAGIC_SIZE]) is not None:
+            return None  # offsets are in the decompressed stream, not in these bytes
         return lambda offset, length: view[offset : offset + length]
     try:
         fd = data.fileno()
     except (AttributeError, OSError, ValueError):
         return None
-    if not hasattr(os, "pread"):  # pragma: no cover - Windows
+    if not hasattr(os, "pread") or compression_of(os.pread(fd, MAGIC_SIZE, 0)) is not None:
         return None
     return lambda offset, length: os.pread(fd, length, offset)
 
@@ -83,7 +86,7 @@ class Part:
     def add(self, item: SourceRow) -> SourceRow | None:
         """The line as a parsed row when the part needs it (then the caller adds it, ``mine`` telling whether a
         session may start there), else None."""
-        offset = item.offset
+        offset = max(item.offset, 0)  # a whole-file value (offset -1) starts at the file's start
         if offset < self.start:
             sid = fast_session_id(item.raw)
             if sid is None:

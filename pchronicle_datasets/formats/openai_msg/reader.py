@@ -42,10 +42,11 @@ def iter_records(
     src = as_source(data, document_id)
     if src.is_blank():
         return  # an empty file holds no rows
-    groups = Grouping(document_id, budget)
+    reread = reread_of(data)  # bytes, or a file with a descriptor: spilled rows are read again from it
+    groups = Grouping(document_id, budget, reread)
     try:
         with gc_paused():  # plain JSON values: no cycles for the collector to find while the file is read
-            root = _collect(src, document_id, groups, byte_range, reread_of(data) if byte_range else None)
+            root = _collect(src, document_id, groups, byte_range, reread if byte_range else None)
     except BaseException:
         groups.close()
         raise
@@ -73,17 +74,18 @@ def _collect(
     for item in items:
         if part is not None and (item := part.add(item)) is None:
             continue
-        mine = byte_range is None or (start <= item.offset and (end is None or item.offset < end))
+        at = max(item.offset, 0)  # a whole-file value (offset -1) starts at the file's start
+        mine = byte_range is None or (start <= at and (end is None or at < end))
         if item.error is not None:
             if mine:
-                groups.add_bad(item.error, parsed=False)
+                groups.add_bad(item.error, parsed=False, offset=item.offset if item.raw else -1)
             continue
         refused = refused_row(item.r, item.row, item.line, item.raw, document_id)
         if refused is not None:
             if mine:
-                groups.add_bad(refused, parsed=True)
+                groups.add_bad(refused, parsed=True, offset=item.offset if item.raw else -1)
         else:
-            groups.add_row(item.r, item.row, item.line, item.raw, item.big, mine)
+            groups.add_row(item.r, item.row, item.line, item.raw, item.big, mine, item.offset if item.raw else -1)
     return root  # type: ignore[return-value]
 
 

@@ -22,8 +22,8 @@ __all__ = ["SourceRow", "source_rows"]
 class SourceRow(NamedTuple):
     """One row as read: its index ``r``, value, 1-based physical line (None inside a whole-file value), its
     source bytes (empty inside a whole-file value), whether they may hold an integer beyond 64 bits, and the
-    byte offset of its line in the stream (0 inside a whole-file value); or, with ``error``, the Record of a
-    line (or file) that gives no row."""
+    byte offset of its line in the stream (-1 when it is not a line of its own: a whole-file value); or, with
+    ``error``, the Record of a line (or file) that gives no row."""
 
     r: int
     row: Any
@@ -62,7 +62,7 @@ def source_rows(src: Source, document_id: str | None, lazy: bool = False) -> Ite
     if isinstance(whole, list):
         yield {}
         for r, row in enumerate(whole):
-            yield SourceRow(r, row, None, b"", big)
+            yield SourceRow(r, row, None, b"", big, -1)
     elif isinstance(whole, dict) and "session_steps" in whole:
         steps = whole["session_steps"]
         root = {k: v for k, v in whole.items() if k != "session_steps"}
@@ -74,10 +74,10 @@ def source_rows(src: Source, document_id: str | None, lazy: bool = False) -> Ite
             yield _bad(Record(None, data, error=error))
             return
         for r, row in enumerate(steps):
-            yield SourceRow(r, row, None, b"", big)
+            yield SourceRow(r, row, None, b"", big, -1)
     elif isinstance(whole, dict) and "session_id" in whole:
         yield {}
-        yield SourceRow(0, whole, 1, data, big)  # JSON Lines holding a single row
+        yield SourceRow(0, whole, 1, data, big, -1)  # JSON Lines holding a single row (-1: kept, not re-read)
     else:
         yield {}
         kind = "an object without session_steps" if isinstance(whole, dict) else type(whole).__name__
@@ -89,4 +89,4 @@ def source_rows(src: Source, document_id: str | None, lazy: bool = False) -> Ite
 
 
 def _bad(record: Record) -> SourceRow:
-    return SourceRow(0, None, record.line, record.raw, False, 0, record)
+    return SourceRow(0, None, record.line, record.raw, False, -1, record)
