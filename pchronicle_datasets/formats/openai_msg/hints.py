@@ -39,7 +39,9 @@ class RowHint(_RowHintRequired, total=False):
     out: int  # which message was the output (-1: ``response``)
     user: int  # which message was the request turn
     tools: list[int]  # which messages were the tool results
-    ctx: list[int]  # which messages became context turns (first row only)
+    ctx: list[int]  # which messages became RFC-0009's context turns (first row only)
+    more: list[int]  # which messages became turns RFC-0009 leaves out (developer, unselected assistant…)
+    loose: list[list[int]]  # [message, turn id]: tool messages without an id, as results of the turn they follow
     forms: dict[str, Form]  # relative pointer → how the value was spelled
     reason_key: str  # the reasoning key, when it was not reasoning_content
     derived_calls: bool  # the tool calls were derived from markup in the content
@@ -83,9 +85,14 @@ def check_hints(rows: Any) -> None:
             raise ValueError("bad keys")
         if "user" in hint and not index(hint["user"], n):
             raise ValueError("bad user")
-        for name in ("tools", "ctx"):
+        for name in ("tools", "ctx", "more"):
             if name in hint and not (isinstance(hint[name], list) and all(index(m, n) for m in hint[name])):
                 raise ValueError(f"bad {name}")
+        loose = hint.get("loose", [])
+        if not isinstance(loose, list) or not all(
+            isinstance(x, list) and len(x) == 2 and index(x[0], n) and type(x[1]) is int for x in loose
+        ):
+            raise ValueError("bad loose")
         forms = hint.get("forms", {})
         if not isinstance(forms, dict) or not all(isinstance(v, (str, dict)) for v in forms.values()):
             raise ValueError("bad forms")

@@ -3,13 +3,23 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ...jsonio import dumps
 from ...pointer import parse
 from ..residual import ENVELOPE_KEY, envelope, other_sources
 from .messages import call_message, project
-from .tables import ENV_SOURCES, ENV_STATE_METRICS, NAME, ROW_METRICS, RUN_KEYS, TOOLS_KEY, TURN_ENV_SOURCES
+from .tables import (
+    ENV_SOURCES,
+    ENV_STATE_METRICS,
+    NAME,
+    ROW_METRICS,
+    RUN_KEYS,
+    TOOLS_KEY,
+    TURN_ENV_SOURCES,
+    message_role,
+)
 
 __all__ = ["Recover"]
 
@@ -55,6 +65,13 @@ class Recover:
         self.rows_hints = hints["rows"]
         self.turns = {t["id"]: t for t in story["turns"]}
         self.context = len(self.rows_hints[0].get("ctx", ())) if self.rows_hints else 0
+        # The turns of the messages RFC-0009 leaves out (the reader's ``MORE``) have the ids after every derived
+        # one, in row order then message order.
+        last_step = max((h["step_id"] for h in self.rows_hints), default=0)
+        self.more_ids = itertools.count(self.context + 2 * last_step + 1)
+        # Tool messages without an id are results of the turn they follow, after that turn's own (RFC-0009)
+        # results: how many of each turn's results have been written back.
+        self.written = {self.context + 2 * h["step_id"]: len(h.get("tools", ())) for h in self.rows_hints}
         task_env = (story.get("task") or {}).get("env") or {}
         self.task_env = task_env if isinstance(task_env, dict) else {}
         self.carried = envelope(other_sources(story, NAME))
@@ -150,16 +167,25 @@ class Recover:
         """History copies, context turns (first row), the request and the tool results, in their places."""
         for m in range(hint["p"]):
             messages[m] = dict(history[m])
-        for m, turn in zip(hint.get("ctx", ()), (t for t in self.story["turns"] if t.get("copied")), strict=False):
-            messages[m] = self._context_message(turn, hint, m)
+        for i, m in enumerate(hint.get("ctx", ()), 1):  # RFC-0009's context turns: ids 1..context_count
+            messages[m] = self._context_message(self.turns[i], hint, m)
+        for m in hint.get("more", ()):
+            messages[m] = self._context_message(self.turns[next(self.more_ids)], hint, m)
         if req is not None:
             messages[hint["user"]] = {"role": "user", "content": req["msg"]}
         results = (resp.get("observation") or {}).get("results") or []
         for m, result in zip(hint.get("tools", ()), results, strict=False):
-            tool = {"role": "tool", "tool_call_id": result["source_call_id"]}
+            tool = {"role": "tool"}
+            if "source_call_id" in result:  # a tool message without an id gave a result without one
+                tool["tool_call_id"] = result["source_call_id"]
             if "content" in result:
                 tool["content"] = result["content"]
             messages[m] = tool
+        for m, holder in hint.get("loose", ()):
+            o = self.written.get(holder, 0)
+            result = self.turns[holder]["observation"]["results"][o]
+            self.written[holder] = o + 1
+            messages[m] = {"role": "tool", "content": result["content"]} if "content" in result else {"role": "tool"}
 
     def _calls(self, calls: list, hint: dict, rel: str) -> list:
         forms = hint.get("forms", {})
@@ -186,9 +212,9 @@ class Recover:
         return any(k.startswith(prefix) and v == "residual" for k, v in (hint.get("forms") or {}).items())
 
     def _context_message(self, turn: dict, hint: dict, m: int) -> dict:
-        role = {"system": "system", "user": "user", "agent": "assistant"}[turn["src"]]
-        msg: dict[str, Any] = {"role": role, "content": turn["msg"]}
-        if self._has_calls(turn, hint, f"messages/{m}"):
+        """A message that became a turn of its own (context, or one RFC-0009 leaves out): role from ``src``."""
+        msg: dict[str, Any] = {"role": message_role(turn["src"]), "content": turn["msg"]}
+        if turn["src"] == "agent" and self._has_calls(turn, hint, f"messages/{m}"):
             msg["tool_calls"] = self._calls(turn.get("tool_calls") or [], hint, f"messages/{m}")
         return msg
 

@@ -9,13 +9,14 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ...jsonio import short, try_loads
+from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import INT64_MAX
 from ..residual import Residual, origin
 from .fields import RowFields
 from .hints import HINTS, RowHint, new_hint
 from .tables import ENV_SOURCES, NAME, RUN_KEYS, TOOLS_KEY, env_ok, nonempty_str, tools_value
-from .turns import RowTurns
+from .turns import CTX, REQ, RESP, RowTurns
 
 __all__ = ["Session", "SourceRow"]
 
@@ -50,6 +51,8 @@ class Session:
         self.hints: list[RowHint] = []
         self.used_tcids: set[str] = set()
         self.call_alias: dict[str, str] = {}  # a source call id → the tcid of its latest call
+        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
+        self.last_agent: dict[str, Any] | None = None  # the latest agent turn so far, in document order
         self.task_env: dict[str, Any] = {}
         self.task_state: dict[str, Any] = {}
         self.tools: list | None = None  # /agent/tools: the first row's non-empty tools array, in step order
@@ -77,6 +80,8 @@ class Session:
         self.used_tcids.add(tcid)
         if nonempty_str(original):
             self.call_alias[original] = tcid
+            if tcid != original:
+                self.source_ids[tcid] = original  # a reused id: training outputs show the one the source wrote
         return tcid
 
     # ------------------------------------------------------------------------------------ the session
@@ -98,26 +103,45 @@ class Session:
         # The previous row's messages, the keys of what it sent back, and which messages carry extra keys.
         history: tuple[list, list, list] = ([], [], [])
         context_count = 0
+        more_id = 0  # the last id given to a turn RFC-0009 leaves out (``MORE``): after every derived id
+        response: dict[str, Any] | None = None
         for index, source in enumerate(rows):
             self.hints.append(source.hint)
-            ctx_turns, req, resp, history = RowTurns(self, source).read(index == 0, history)
+            read = RowTurns(self, source).read(index == 0, history)
+            history = read.history
             if index == 0:
-                context_count = len(ctx_turns)
-                for i, t in enumerate(ctx_turns, 1):
-                    t["id"] = i
-                turns.extend(ctx_turns)
+                context_count = sum(what == CTX for what, _ in read.turns)
+                more_id = context_count + 2 * rows[-1].row["step_id"]  # rows are in step order
             step = source.row["step_id"]
             if context_count + 2 * step > INT64_MAX:
                 raise self.error(f"{source.base}/step_id", f"step_id {step} overflows the int64 turn id", source.line)
-            RowFields(self, source, resp, req).read()
-            if req is not None:
-                req["id"] = context_count + 2 * step - 1
-                turns.append(req)
-            resp["id"] = context_count + 2 * step
-            turns.append(resp)
-        return self._document(turns, agent_model, rows[0])
+            RowFields(self, source, read.response, read.request).read()
+            ctx = 0
+            for what, turn in read.turns:
+                if what == CTX:
+                    ctx += 1
+                    turn["id"] = ctx
+                elif what == REQ:
+                    turn["id"] = context_count + 2 * step - 1
+                elif what == RESP:
+                    turn["id"] = context_count + 2 * step
+                else:
+                    more_id += 1
+                    if more_id > INT64_MAX:
+                        raise self.error(f"{source.base}/messages", "a turn id overflows int64", source.line)
+                    turn["id"] = more_id
+                turns.append(turn)
+                if turn["src"] == "agent":
+                    self.last_agent = turn
+            for m, holder, result in read.loose:  # after the holder's own results, in message order
+                holder.setdefault("observation", {"results": []})["results"].append(result)
+                source.hint.setdefault("loose", []).append([m, holder["id"]])
+            response = read.response
+        return self._document(turns, agent_model, rows[0], response)
 
-    def _document(self, turns: list[dict[str, Any]], agent_model: str | None, first: SourceRow) -> dict[str, Any]:
+    def _document(
+        self, turns: list[dict[str, Any]], agent_model: str | None, first: SourceRow, last: dict[str, Any] | None
+    ) -> dict[str, Any]:
         story: dict[str, Any] = {"schema_version": "storyline/v1"}
         story["origin"] = origin(NAME, self.document_id)
         story["session"] = self.sid
@@ -135,10 +159,11 @@ class Session:
                 env["state"] = self.task_state
             story["task"] = {"env": env}
         story["turns"] = turns
-        last = next((t for t in reversed(turns) if t["src"] == "agent" and not t.get("copied")), None)
-        if last is not None and "metrics" in last:
+        if last is not None and "metrics" in last:  # the last response turn's (RFC-0009, convenience promotions)
             story["final_metrics"] = last["metrics"]
         story["meta"] = {HINTS: {"version": 1, "rows": self.hints}}
+        if self.source_ids:
+            story["meta"][SOURCE_CALL_IDS] = self.source_ids
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:  # a value the mapping let through that Storyline cannot hold

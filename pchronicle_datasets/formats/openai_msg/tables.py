@@ -22,14 +22,17 @@ __all__ = [
     "ENV_STATE_METRICS",
     "NAME",
     "REASONING_KEYS",
+    "RESULT_ROLES",
     "ROW_METRICS",
     "RUN_KEYS",
     "TOOLS_KEY",
     "TURN_ENV_SOURCES",
     "empty",
     "env_ok",
+    "message_role",
     "nonempty_str",
     "restore_content",
+    "role_src",
     "same_json",
     "tools_value",
     "valid_output",
@@ -93,8 +96,32 @@ TOOLS_KEY = "tools"
 CONTENT_PART_TYPES = frozenset(
     {"text", "image_url", "input_audio", "file", "refusal", "input_text", "output_text", "image", "audio"}
 )
+# RFC-0009's context turns: the roles it admits, their src and kind.
 CONTEXT_SRC = {"system": "system", "user": "user", "assistant": "agent"}
 CONTEXT_KIND = {"system": "context", "user": "llm.request", "assistant": "llm.response"}
+# Tool output: a message of these roles is an observation result, linked by its tool_call_id when it has one
+# (docs/formats/openai-msg.md, "What may be residual").
+RESULT_ROLES = ("tool", "function")
+
+
+def role_src(role: str) -> str:
+    """The ``src`` of a message that becomes a turn: RFC-0009's for its context roles, else the role itself
+    (``developer``, a custom role) — RFC-0001 takes any non-empty string.
+
+    >>> role_src("assistant"), role_src("developer"), role_src("ipython")
+    ('agent', 'developer', 'ipython')
+    """
+    return CONTEXT_SRC.get(role, role)
+
+
+def message_role(src: str) -> str:
+    """The role a writer writes for a turn's ``src`` (the inverse of ``role_src``; a message whose role does not
+    come back this way, such as ``agent``, keeps its role as residual).
+
+    >>> message_role("agent"), message_role("developer")
+    ('assistant', 'developer')
+    """
+    return "assistant" if src == "agent" else src
 
 
 def empty(value: Any) -> bool:

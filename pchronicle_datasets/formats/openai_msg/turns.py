@@ -3,20 +3,51 @@ only), the request turn, the response turn with its tool calls, and the tool res
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...jsonio import try_loads
+from ...jsonio import json_type, try_loads
 from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
 from .history import COMPARED_KEYS, history_key, same_copy
-from .tables import CONTEXT_KIND, CONTEXT_SRC, EMPTY_MSG_KEYS, REASONING_KEYS, empty, nonempty_str, restore_content
+from .tables import (
+    CONTEXT_KIND,
+    CONTEXT_SRC,
+    EMPTY_MSG_KEYS,
+    REASONING_KEYS,
+    RESULT_ROLES,
+    empty,
+    message_role,
+    nonempty_str,
+    restore_content,
+    role_src,
+)
 from .tables import valid_output as is_output
 
 if TYPE_CHECKING:
     from .session import Session, SourceRow
 
-__all__ = ["RowTurns"]
+__all__ = ["CTX", "MORE", "REQ", "RESP", "RowRead", "RowTurns"]
+
+# What each turn of a row is, for the ids the session gives them: RFC-0009's context turns (1..context_count),
+# request and response (by formula from step_id), and the turns of the messages RFC-0009 leaves out (``MORE``:
+# ids after every derived one).
+CTX, MORE, REQ, RESP = "ctx", "more", "req", "resp"
+
+
+@dataclass
+class RowRead:
+    """One row read: its ``turns`` as ``(what, turn)`` in document order, the request turn (or None), the
+    response turn, the history the next row is compared with, and the results of tool messages without an id
+    with the turn that holds each (the session adds them once the turns have ids)."""
+
+    turns: list[tuple[str, dict]]
+    request: dict | None
+    response: dict
+    history: tuple[list, list, list]
+    loose: list[tuple[int, dict, dict]]  # tool output without an id: (message index, the turn holding it, result)
+
 
 
 class RowTurns:
@@ -37,8 +68,8 @@ class RowTurns:
 
     # ---------------------------------------------------------------------------------------- the row
 
-    def read(self, first: bool, history: tuple[list, list, list]):
-        """``(context turns, request turn or None, response turn, history for the next row)``."""
+    def read(self, first: bool, history: tuple[list, list, list]) -> RowRead:
+        """The row's turns in document order, and the history for the next row."""
         msgs = self._messages()
         p, keys, extra = self._copies(msgs, history)
         self.hint["p"], self.hint["n"] = p, len(msgs)
@@ -47,41 +78,59 @@ class RowTurns:
         output, out_index, out_ptr = self._output(msgs, new)
         self.hint["out"] = out_index
 
-        context: list[dict] = []
+        # (position in messages, what, turn): sorted at the end, so each turn sits where its message was.
+        self.placed: list[tuple[float, str, dict]] = []
+        self.more: list[int] = []
+        self.results: list[dict] = []  # RFC-0009's: the response turn's observation results
+        self.tool_idx: list[int] = []
+        self.loose: list[tuple[int, dict | None, dict]] = []  # (m, holder turn or None: the response, result)
         ctx_idx: list[int] = []
+        stop = p
         if first:
-            # Context turns (first row only): system/user/assistant before the last user (or the output).
+            # Context turns (first row only): the messages before the last user (or the output). RFC-0009's are
+            # system/user/assistant (they make context_count); any other role but tool output is a context turn
+            # of its own src, with an id after the derived ones (docs/formats/openai-msg.md, "What may be
+            # residual").
             stop = last_user if last_user is not None else (out_index if out_index != -1 else len(msgs))
             for m in range(p, stop):
                 role = msgs[m].get("role")
                 if type(role) is str and role in CONTEXT_SRC:
-                    context.append(self._context_turn(msgs[m], f"{self.base}/messages/{m}"))
+                    self.placed.append((m, CTX, self._context_turn(msgs[m], f"{self.base}/messages/{m}")))
                     ctx_idx.append(m)
+                elif role not in RESULT_ROLES:
+                    self.placed.append((m, MORE, self._context_turn(msgs[m], f"{self.base}/messages/{m}")))
+                    self.more.append(m)
             self.hint["ctx"] = ctx_idx
 
         request = None
         if last_user is not None:
             request = self._request_turn(msgs[last_user], f"{self.base}/messages/{last_user}")
+            self.placed.append((last_user, REQ, request))
             self.hint["user"] = last_user
         # Results answer calls made before them: resolve those that precede the output before its calls are
         # registered (a reused id such as `call_0` is renamed only for the new call), the rest after.
-        skip = {last_user, out_index, *ctx_idx}
+        skip = {last_user, out_index, *ctx_idx, *self.more}
         split = len(msgs) if out_index == -1 else out_index
-        results, tool_idx = self._results(msgs, range(p, split), skip)
+        self._new_messages(msgs, range(p, split), skip, stop)
         response_turn = self._response_turn(output, out_ptr)
-        later, later_idx = self._results(msgs, range(max(p, split), len(msgs)), skip)
-        results += later
-        tool_idx += later_idx
-        if results:
-            response_turn["observation"] = {"results": results}
-            self.hint["tools"] = tool_idx
+        # The response sits at its message, or after the messages; never before the request turn.
+        at = len(msgs) if out_index == -1 else out_index
+        self.placed.append((at if last_user is None or at > last_user else last_user + 0.5, RESP, response_turn))
+        self._new_messages(msgs, range(max(p, split), len(msgs)), skip, stop)
+        if self.results:
+            response_turn["observation"] = {"results": self.results}
+            self.hint["tools"] = self.tool_idx
+        if self.more:
+            self.hint["more"] = sorted(self.more)
         for m in extra:  # only copies that carry more than the compared fields can leave residual
             if m >= p:
                 break
             self._copy_residual(msgs[m], f"{self.base}/messages/{m}")
 
         history = (msgs, keys + ([history_key(output)] if out_index == -1 else []), extra)
-        return context, request, response_turn, history
+        self.placed.sort(key=lambda x: x[0])
+        loose = [(m, holder if holder is not None else response_turn, res) for m, holder, res in self.loose]
+        return RowRead([(what, t) for _, what, t in self.placed], request, response_turn, history, loose)
 
     def _messages(self) -> list[dict]:
         row = self.src.row
@@ -138,20 +187,34 @@ class RowTurns:
         where = f"{self.base}/response" if "response" in row else f"{self.base}/messages"
         raise self.error(where, "no valid assistant output (non-empty content, refusal or tool calls)")
 
-    def _results(self, msgs: list[dict], indices: range, skip: set) -> tuple[list[dict], list[int]]:
-        """The tool results among ``indices``; any other new message that is not selected is kept whole."""
-        results: list[dict] = []
-        tool_idx: list[int] = []
+    def _new_messages(self, msgs: list[dict], indices: range, skip: set, stop: int) -> None:
+        """The new messages among ``indices`` that are not selected. Tool output with a ``tool_call_id`` is an
+        observation result of the response turn (RFC-0009); without one, a result of the agent turn it follows
+        (``loose``); any other message a turn of its own (``MORE``, placed where it was). A whole message is
+        never residual."""
         for m in indices:
             if m in skip:
                 continue
             msg = msgs[m]
-            if msg.get("role") == "tool" and nonempty_str(msg.get("tool_call_id")):
-                results.append(self._tool_result(msg, f"{self.base}/messages/{m}"))
-                tool_idx.append(m)
+            pointer = f"{self.base}/messages/{m}"
+            if msg.get("role") not in RESULT_ROLES:
+                self.placed.append((m, MORE, self._context_turn(msg, pointer, copied=m < stop)))
+                self.more.append(m)
+                continue
+            result = self._tool_result(msg, pointer)
+            if "source_call_id" in result:
+                self.results.append(result)
+                self.tool_idx.append(m)
             else:
-                self.s.keep(f"{self.base}/messages/{m}", msg)  # new, but neither selected nor a copy: kept whole
-        return results, tool_idx
+                self.loose.append((m, self._follows(m), result))
+
+    def _follows(self, m: int) -> dict | None:
+        """The agent turn message ``m`` follows: the row's latest before it, else the session's last one so far;
+        None (the row's response turn) when no agent turn comes before it."""
+        before = [(at, t) for at, _, t in self.placed if at < m and t["src"] == "agent"]
+        if before:
+            return max(before, key=lambda x: x[0])[1]
+        return self.s.last_agent
 
     # ------------------------------------------------------------------------------------ the messages
 
@@ -185,18 +248,26 @@ class RowTurns:
             set_form(self.hint, f"{rel}/content", "json-string")
         return content
 
-    def _context_turn(self, msg: dict, pointer: str) -> dict:
-        role = msg["role"]
+    def _context_turn(self, msg: dict, pointer: str, copied: bool = True) -> dict:
+        """A message that is neither the request, the output nor tool output, as a turn: RFC-0009's context turns
+        (``copied``), and the messages it leaves out (a ``developer`` message, a later ``system`` one, an
+        unselected assistant message…), whose ``src`` is their role (``role_src``)."""
+        role = msg.get("role")
+        if not nonempty_str(role):
+            got = "missing" if "role" not in msg else ("an empty string" if role == "" else json_type(role))
+            raise self.error(join(pointer, "role"), f"a message needs a role (a non-empty string), got {got}")
         rel = self.rel(pointer)
-        turn: dict[str, Any] = {"id": 0, "src": CONTEXT_SRC[role], "msg": self._content(msg, rel)}
+        src = role_src(role)
+        turn: dict[str, Any] = {"id": 0, "src": src, "msg": self._content(msg, rel)}
         calls = self._tool_calls(msg, pointer) if role == "assistant" else None
         if calls:
             turn["tool_calls"] = calls
-        turn["copied"] = True
-        turn["kind"] = "autonomous" if calls else CONTEXT_KIND[role]
-        self._message_rest(
-            msg, pointer, ("role", "content", "tool_calls") if role == "assistant" else ("role", "content")
-        )
+        if copied:
+            turn["copied"] = True
+        turn["kind"] = "autonomous" if calls else CONTEXT_KIND.get(role, "context")
+        consumed = ("content", "tool_calls") if role == "assistant" else ("content",)
+        # The role comes back from the src (``message_role``); one that would not (``agent``) stays residual.
+        self._message_rest(msg, pointer, ("role", *consumed) if message_role(src) == role else consumed)
         return turn
 
     def _request_turn(self, msg: dict, pointer: str) -> dict:
@@ -214,16 +285,25 @@ class RowTurns:
         return ("role",) if msg["role"] == expected else ()
 
     def _tool_result(self, msg: dict, pointer: str) -> dict:
-        source_id = msg["tool_call_id"]
-        tcid = self.s.call_alias.get(source_id, source_id)
-        if tcid != source_id:
-            self.s.keep(f"{pointer}/tool_call_id", source_id)  # the link was renamed with its call
-        result: dict[str, Any] = {"source_call_id": tcid}
+        """A tool message as an observation result: linked to its call by a non-empty ``tool_call_id`` (RFC-0009),
+        else without ``source_call_id`` (output that answers no call: training outputs show it as the next user
+        message). A ``function`` message keeps its role as residual (the writer writes ``tool``)."""
+        result: dict[str, Any] = {}
+        consumed = ["content"]
+        source_id = msg.get("tool_call_id")
+        if msg["role"] == "tool":
+            consumed.append("role")
+            if nonempty_str(source_id):
+                tcid = self.s.call_alias.get(source_id, source_id)
+                if tcid != source_id:
+                    self.s.keep(f"{pointer}/tool_call_id", source_id)  # the link was renamed with its call
+                result["source_call_id"] = tcid
+                consumed.append("tool_call_id")
         if "content" in msg:
             result["content"] = msg["content"]
         else:
             set_form(self.hint, f"{self.rel(pointer)}/content", "absent")
-        self._message_rest(msg, pointer, ("role", "tool_call_id", "content"))
+        self._message_rest(msg, pointer, tuple(consumed))
         return result
 
     def _response_turn(self, msg: dict, pointer: str) -> dict:

@@ -47,7 +47,8 @@ def test_output_selected_from_response_else_last_valid_assistant_message() -> No
     golden = case("output_from_messages")
     story = one(golden)
     assert [[t["id"], t["src"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_src_msg"]
-    # an invalid /response is kept whole; a new message that is not selected is kept whole
+    # an invalid /response is kept whole (RFC-0009); the empty assistant message after step 4's output is an
+    # agent turn of its own (issue #12: a whole message is never residual)
     assert fields(story) == golden.expected["fields"]
 
 

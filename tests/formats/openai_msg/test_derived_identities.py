@@ -18,8 +18,13 @@ def test_turn_ids_context_then_request_and_response_formulas() -> None:
 def test_context_count_is_the_number_of_admitted_context_turns() -> None:
     golden = case("admitted_context")
     story = one(golden)
-    assert ids(story) == golden.expected["ids"]  # two context turns: the system and the assistant message
+    # two context turns: the system and the assistant message; the developer message is a context turn too, but
+    # not one RFC-0009 admits: its id comes after the derived ones, so ids 3 and 4 stay the formulas'
+    assert ids(story) == golden.expected["ids"]
+    assert turn(story, 5) == golden.expected["turn_5"]
     assert turn(story, 4)["observation"] == golden.expected["turn_4_observation"]
+    # the tool message without an id is a result of the agent turn it follows
+    assert turn(story, 2)["observation"] == golden.expected["turn_2_observation"]
     assert fields(story) == golden.expected["fields"]
 
 

@@ -30,10 +30,13 @@ def test_no_tool_result_is_attached_twice() -> None:
     assert fields(story) == golden.expected["fields"]
 
 
-def test_second_new_user_message_is_residual() -> None:
+def test_second_new_user_message_is_a_user_turn_where_it_was() -> None:
+    """Issue #12: a whole message is never residual. The earlier new user message is a user turn before the
+    request turn, with an id after the derived ones (docs/formats/openai-msg.md, "What may be residual")."""
     golden = case("second_new_user")
     story = one(golden)
     assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    assert turn(story, 5) == golden.expected["turn_5"]
     assert fields(story) == golden.expected["fields"]
 
 
@@ -54,15 +57,20 @@ def test_extra_keys_of_a_history_copy_are_residual_at_the_copy_pointer() -> None
 
 
 def test_messages_after_a_diverging_history_are_new() -> None:
+    # the rewritten history (a summary user message, an assistant reply) is new: two turns of their own
     golden = case("diverged")
     story = one(golden)
     assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
     assert fields(story) == golden.expected["fields"]
 
 
-def test_new_messages_neither_selected_nor_results_are_residual_whole() -> None:
+def test_new_messages_neither_selected_nor_linked_results_are_turns_or_results() -> None:
+    """Issue #12: tool messages without an id are results of the agent turn they follow (turn 2, the previous
+    row's response), an unselected assistant message is an agent turn where it was; nothing is residual."""
     golden = case("nothing_dropped")
     story = one(golden)
-    assert [[t["id"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_msg"]
+    assert [[t["id"], t["src"], t["msg"]] for t in story["turns"]] == golden.expected["turns_id_src_msg"]
+    assert turn(story, 2)["observation"] == golden.expected["turn_2_observation"]
+    assert turn(story, 5) == golden.expected["turn_5"]
     assert "observation" not in turn(story, 4)
     assert fields(story) == golden.expected["fields"]
