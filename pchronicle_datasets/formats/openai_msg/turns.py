@@ -49,7 +49,6 @@ class RowRead:
     loose: list[tuple[int, dict, dict]]  # tool output without an id: (message index, the turn holding it, result)
 
 
-
 class RowTurns:
     """Reads the messages and the response of one row, in the context of its session."""
 
