@@ -51,8 +51,6 @@ KINDS = {
     "tool_calls_dropped": "tool calls on a turn that is not the agent's, left out",
     "results_dropped": "tool results answering calls on a turn that is not the agent's, left out",
     "tool_definition_dropped": "an /agent/tools entry that is not a function schema, left out of the tools",
-    "turn_omitted": "a source message a reader kept whole as residual (RFC-0009 makes turns of some roles "
-    "only), so no training output shows it",
     "residual_dropped": "an ATIF residual value of an edited document that fits no place in the trajectory",
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "not in chat": "a Storyline field a chat record has no key for, left out",

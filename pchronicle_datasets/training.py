@@ -25,10 +25,9 @@ from .features import decode_columns, is_row, locate_bad_row, row_to_story, trai
 from .formats.chat.render import render_messages
 from .formats.sharegpt import NAME as SHAREGPT
 from .formats.sharegpt import conversation, source_conversation
-from .losses import LossReport, collect_losses, report_loss
+from .losses import LossReport, collect_losses
 from .map_losses import note
 from .output_features import encode_messages
-from .pointer import join
 from .schema import SCHEMA_VERSION, validate
 
 __all__ = ["incomplete", "to_messages", "to_sharegpt"]
@@ -75,7 +74,6 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
     if not is_row(example):
         if not _convertible(example):
             validate(example)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
-        _count_residual_turns(example.get("unknown_key_counts"))
         try:
             return convert(example)  # type: ignore[arg-type]
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
@@ -88,9 +86,6 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
             view.update(decode_columns(example, ("meta", "unknown_fields")))
         elif example.get("meta") is not None and "source_call_ids" in example["meta"]:
             view.update(decode_columns(example, ("meta",)))
-        counts = example.get("unknown_key_counts")
-        if isinstance(counts, str) and any(f'{p}"' in counts for p in ("messages/*", "conversations/*", '"/*')):
-            _count_residual_turns(decode_columns(example, ("unknown_key_counts",)).get("unknown_key_counts"))
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
         raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}", pointer=locate_bad_row(example)) from None
     if type(view.get("session")) is not str or not view["session"]:
@@ -100,29 +95,6 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         validate(row_to_story(example))
         raise FormatError(f"the row cannot be converted: {exc!r}") from exc
-
-
-#: Residual patterns (``unknown_key_counts``) that hold whole source messages: content a reader kept aside
-#: instead of making it a turn (RFC-0009 admits only some roles as turns; earlier versions of the chat and
-#: ShareGPT readers kept odd messages whole). The training outputs cannot show them: each is a counted loss.
-_WHOLE_MESSAGES = {
-    "openai-msg": ("/session_steps/*/messages/*",),
-    "chat": ("/messages/*", "/conversations/*", "/*"),
-    "sharegpt": ("/conversations/*", "/*"),
-}
-
-
-def _count_residual_turns(counts: Any) -> None:
-    """Report the whole messages a document holds as residual (``turn_omitted``), from its key counts."""
-    if not isinstance(counts, Mapping):
-        return
-    for fmt, patterns in _WHOLE_MESSAGES.items():
-        per = counts.get(fmt)
-        if not isinstance(per, Mapping):
-            continue
-        for pattern in patterns:
-            for _ in range(per.get(pattern, 0) if type(per.get(pattern, 0)) is int else 0):
-                report_loss("turn_omitted", pointer=join("/unknown_key_counts", fmt, pattern))
 
 
 def _session(example: Mapping[str, Any]) -> str:

@@ -285,16 +285,19 @@ def test_cli_convert_and_push_print_the_loss_report(tmp_path, monkeypatch, capsy
     assert "data/train-00000-of-00001.parquet" in fake.files
 
 
-def test_messages_a_reader_kept_whole_are_counted_as_omitted_turns():
-    """RFC-0009 makes turns of system/user/assistant context messages only: a developer message (a Codex
-    session's) and a tool message without an id stay residual. No output can show them: they are counted."""
+def test_no_reader_keeps_a_message_whole_so_no_turn_is_omitted():
+    """Issue #12: a developer message (a Codex session's) and a tool message without an id were residual, counted
+    as omitted turns; they are now a developer turn and a result, so both outputs show them and nothing is lost."""
     path = Path(__file__).parent / "data" / "openai_msg" / "admitted_context.input.jsonl"
     [story] = pc.into_storyline("openai-msg", path.read_bytes(), document_id="ctx.jsonl")
     for example in (story, pc.story_to_row(story)):
         with pc.collect_losses() as report:
-            pc.to_messages(example)
-        assert report.counts == {"turn_omitted": 2}
-        assert report.first["turn_omitted"] == "/unknown_key_counts/openai-msg/~1session_steps~1*~1messages~1*"
+            messages = pc.to_messages(example)["messages"]
+            conversations = pc.to_sharegpt(example)["conversations"]
+        assert report.counts == {}
+        assert {"role": "developer", "content": "dev note"} in [{k: m[k] for k in ("role", "content")} for m in messages]
+        assert any(m["role"] == "tool" and m["content"] == "orphan" for m in messages)
+        assert {"from": "system", "value": "dev note"} in conversations
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

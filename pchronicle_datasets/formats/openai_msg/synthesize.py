@@ -82,7 +82,9 @@ class _Synthesis:
     @staticmethod
     def _message(turn: dict) -> dict[str, Any]:
         """A turn that is no row's output, as a message of the history."""
-        role = {"user": "user", "agent": "assistant"}.get(turn["src"], "system")
+        # OpenAI's roles: a developer turn keeps its role (the reader reads it back as a developer turn); any
+        # other source without one is a system message.
+        role = {"user": "user", "agent": "assistant", "developer": "developer"}.get(turn["src"], "system")
         msg: dict[str, Any] = {"role": role, "content": turn["msg"]}
         if role == "assistant" and "reason" in turn and not turn.get("copied"):
             msg["reasoning_content"] = turn["reason"]

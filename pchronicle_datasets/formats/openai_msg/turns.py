@@ -263,7 +263,7 @@ class RowTurns:
             turn["tool_calls"] = calls
         if copied:
             turn["copied"] = True
-        turn["kind"] = "autonomous" if calls else CONTEXT_KIND.get(role, "context")
+        turn["kind"] = "autonomous" if calls else CONTEXT_KIND.get(message_role(src), "context")
         consumed = ("content", "tool_calls") if role == "assistant" else ("content",)
         # The role comes back from the src (``message_role``); one that would not (``agent``) stays residual.
         self._message_rest(msg, pointer, ("role", *consumed) if message_role(src) == role else consumed)
