@@ -486,6 +486,8 @@ def gateway_sessions(draw, sid: str):
     history: list[dict] = []
     if draw(st.booleans()):
         history.append({"role": "system", "content": draw(_GW_ROLE_TEXT)})
+    if draw(st.integers(0, 3)) == 0:  # a Codex session's developer message (issue #12: a turn, never residual)
+        history.append({"role": "developer", "content": draw(_GW_ROLE_TEXT)})
     history.append({"role": "user", "content": draw(_GW_ROLE_TEXT)})
     pending_calls: list[str] = []
     n_steps = draw(st.integers(1, 4))
@@ -502,6 +504,15 @@ def gateway_sessions(draw, sid: str):
                 tool["name"] = "fn_tool"
             new.append(tool)
         pending_calls = []
+        if step > 1 and draw(st.integers(0, 3)) == 0:  # tool output without an id: a result of the turn before
+            new.append({"role": "tool", "content": draw(st.one_of(_GW_ROLE_TEXT, st.just("")))})
+        if step > 1 and draw(st.integers(0, 4)) == 0:  # a later developer or system message: a turn of its own
+            new.append({"role": draw(st.sampled_from(["developer", "system"])), "content": draw(_GW_ROLE_TEXT)})
+        if step > 1 and draw(st.integers(0, 5)) == 0:  # an assistant message the gateway did not select
+            unselected = {"role": "assistant", "content": draw(_GW_ROLE_TEXT)}
+            if draw(st.booleans()):
+                unselected["reasoning_content"] = draw(_GW_ROLE_TEXT)
+            new.append(unselected)
         if step > 1 and draw(st.booleans()):
             new.append({"role": "user", "content": draw(_GW_ROLE_TEXT)})
         response: dict = {"role": "assistant", "content": draw(st.one_of(_GW_ROLE_TEXT, st.just("")))}

@@ -214,6 +214,8 @@ class Recover:
     def _context_message(self, turn: dict, hint: dict, m: int) -> dict:
         """A message that became a turn of its own (context, or one RFC-0009 leaves out): role from ``src``."""
         msg: dict[str, Any] = {"role": message_role(turn["src"]), "content": turn["msg"]}
+        if "reason" in turn:  # an unselected assistant message's reasoning_content
+            msg["reasoning_content"] = turn["reason"]
         if turn["src"] == "agent" and self._has_calls(turn, hint, f"messages/{m}"):
             msg["tool_calls"] = self._calls(turn.get("tool_calls") or [], hint, f"messages/{m}")
         return msg

@@ -197,7 +197,7 @@ class RowTurns:
             msg = msgs[m]
             pointer = f"{self.base}/messages/{m}"
             if msg.get("role") not in RESULT_ROLES:
-                self.placed.append((m, MORE, self._context_turn(msg, pointer, copied=m < stop)))
+                self.placed.append((m, MORE, self._context_turn(msg, pointer, copied=False)))
                 self.more.append(m)
                 continue
             result = self._tool_result(msg, pointer)
@@ -261,10 +261,15 @@ class RowTurns:
         calls = self._tool_calls(msg, pointer) if role == "assistant" else None
         if calls:
             turn["tool_calls"] = calls
+        consumed: tuple[str, ...] = ("content", "tool_calls") if role == "assistant" else ("content",)
+        if not copied and role == "assistant" and type(msg.get("reasoning_content")) is str:
+            # A new assistant message the gateway did not select is a model output all the same: its reasoning is
+            # the turn's (RFC-0009's context turns keep theirs as residual, as the RFC maps them).
+            turn["reason"] = msg["reasoning_content"]
+            consumed += ("reasoning_content",)
         if copied:
             turn["copied"] = True
         turn["kind"] = "autonomous" if calls else CONTEXT_KIND.get(message_role(src), "context")
-        consumed = ("content", "tool_calls") if role == "assistant" else ("content",)
         # The role comes back from the src (``message_role``); one that would not (``agent``) stays residual.
         self._message_rest(msg, pointer, ("role", *consumed) if message_role(src) == role else consumed)
         return turn

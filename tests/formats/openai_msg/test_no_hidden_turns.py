@@ -78,12 +78,13 @@ def test_tool_messages_without_an_id_are_results_of_the_agent_turn_they_follow()
 def test_function_custom_and_unselected_assistant_messages() -> None:
     """A legacy ``function`` message is a result without an id (its role and name residual per key, so export
     writes them back); ``ipython`` is a turn of that src; a message of role ``agent`` an agent turn whose role is
-    residual (the writer would write ``assistant``); an unselected assistant message with calls an agent turn whose
-    call the next tool message answers."""
+    residual (the writer would write ``assistant``); an unselected assistant message with calls an agent turn (its
+    ``reasoning_content`` its ``reason``) whose call the next tool message answers."""
     golden = case("other_roles")
     story = one(golden)
     assert [[t["id"], t["src"], t["kind"]] for t in story["turns"]] == golden.expected["turns_id_src_kind"]
     assert turn(story, 3)["observation"] == golden.expected["turn_3_observation"]
+    assert turn(story, 8) == golden.expected["turn_8"]
     assert fields(story) == golden.expected["fields"]
 
 
