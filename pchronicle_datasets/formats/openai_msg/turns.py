@@ -1,5 +1,7 @@
 """One row's messages → turns (RFC-0009 table 2): the history copies it resends, the context turns (first row
-only), the request turn, the response turn with its tool calls, and the tool results it carries."""
+only), the request turn, the response turn with its tool calls, and the tool results it carries; and, for issue
+#12, a turn or a result for every other new message, so none is residual whole (docs/formats/openai-msg.md,
+reading 2)."""
 
 from __future__ import annotations
 
