@@ -15,7 +15,20 @@ import pytest
 import pchronicle_datasets as pc
 from tests import goldens
 from tests.formats.openai_msg.boundary import assert_same_source
-from tests.formats.openai_msg.helpers import NAME, assistant, case, fields, jsonl, one, refused, row, turn, user
+from tests.formats.openai_msg.helpers import (
+    NAME,
+    assistant,
+    call,
+    case,
+    fields,
+    jsonl,
+    one,
+    refused,
+    row,
+    tool,
+    turn,
+    user,
+)
 
 CASES = ("developer_context", "call_0_every_step", "id_less_results", "other_roles")
 CORPUS = goldens.DATA / "chat" / "corpus"  # real message lists (tests/data/chat/README.md: their provenance)
@@ -158,3 +171,28 @@ def test_real_message_lists_show_every_message_and_come_back() -> None:
             if isinstance(msg.get("content"), str) and msg["content"]:
                 assert msg["content"] in shown, (name, msg["role"], msg["content"][:60])
         assert_same_source(data, doc=f"corpora/{name}")
+
+
+def test_a_tool_call_id_that_is_not_a_string_is_residual_at_its_key() -> None:
+    """``tool_call_id: 42`` names no call: the message is a result without an id, and the 42 is residual where it
+    was; a tool message with neither id nor content is a result with nothing in it. Both are written back."""
+    first = row(1, [user("q")], assistant(None, tool_calls=[call("c", "ls")]))
+    second = row(2, [user("q"), assistant(None, tool_calls=[call("c", "ls")]), tool(42, "x"), {"role": "tool"}])
+    second["response"] = assistant("ok")
+    data = jsonl([first, second])
+    story = one(data)
+    assert turn(story, 2)["observation"] == {"results": [{"content": "x"}, {}]}
+    assert fields(story) == {"/session_steps/1/messages/2/tool_call_id": 42}
+    assert_same_source(data)
+
+
+def test_tool_output_after_an_output_selected_from_messages_is_a_result_of_that_output() -> None:
+    """The row's output is its last valid assistant message; the tool message after it follows it."""
+    data = jsonl([row(1, [user("q"), assistant("A"), {"role": "tool", "content": "late"}], assistant(""))])
+    story = one(data)
+    assert [[t["id"], t["src"], t.get("observation")] for t in story["turns"]] == [
+        [1, "user", None],
+        [2, "agent", {"results": [{"content": "late"}]}],
+    ]
+    assert fields(story) == {"/session_steps/0/response": {"role": "assistant", "content": ""}}
+    assert_same_source(data)
