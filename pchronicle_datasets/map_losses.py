@@ -10,8 +10,13 @@ the shard it iterates over is released, which happens when ``_map_single`` is do
   and nothing is logged.
 - With ``num_proc``, each worker logs the summary of its shard (``shard 0``, ``shard 1``…): a worker has no
   channel back to the caller but its output rows.
-- Called another way (directly, ``IterableDataset.map``, a ``datasets`` whose internals moved), the losses of
-  each call are logged at once: one line per call, so nothing is ever silent.
+- Under ``IterableDataset.map`` (streaming) the function runs lazily, as the examples are read; the call is
+  ``MappedExamplesIterable``'s iteration, and its summary is logged when that iteration ends (the dataset read
+  to its end, or the loop left and the iterator released): one summary per pass over the mapped dataset.
+- A ``Dataset.map`` served from the cache does not run the function, so it logs nothing: the summary was logged
+  when the cache was written (``load_from_cache_file=False`` runs it again).
+- Called another way (directly, a ``datasets`` whose internals moved), the losses of each call are logged at
+  once: one line per call, so nothing is ever silent.
 
 >>> import logging
 >>> from pchronicle_datasets.losses import LossReport
@@ -43,6 +48,7 @@ _SEARCH_DEPTH = 8
 class _MapCall:
     name: str
     rank: int | None
+    label: str = "ds.map"
     examples: int = 0
     report: LossReport = field(default_factory=LossReport)
 
@@ -50,13 +56,25 @@ class _MapCall:
 _CALLS: dict[int, _MapCall] = {}
 
 
-def _map_frame() -> FrameType | None:
+# Where each kind of map call runs the function, and the local that lives exactly as long as the call: the
+# Arrow view of the shard ``_map_single`` iterates over; the iterator over the examples ``MappedExamplesIterable``
+# maps (a generator: released when the iteration ends or is dropped).
+_CALL_FRAMES = {
+    ("datasets.arrow_dataset", "_map_single"): ("arrow_formatted_shard", "ds.map"),
+    ("datasets.iterable_dataset", "_iter"): ("iterator", "IterableDataset.map"),
+    ("datasets.iterable_dataset", "_iter_arrow"): ("iterator", "IterableDataset.map"),
+}
+
+
+def _map_frame() -> tuple[FrameType, str, str] | None:
+    """The frame of the map call running the map function, the name of its anchor local and the call's label."""
     frame = sys._getframe(3)  # note ← the map function ← … : the callers of the map function
     for _ in range(_SEARCH_DEPTH):
         if frame is None:
             return None
-        if frame.f_code.co_name == "_map_single" and frame.f_globals.get("__name__") == "datasets.arrow_dataset":
-            return frame
+        found = _CALL_FRAMES.get((frame.f_globals.get("__name__"), frame.f_code.co_name))
+        if found is not None:
+            return frame, *found
         frame = frame.f_back
     return None
 
@@ -68,27 +86,29 @@ def _finish(key: int) -> None:
     shard = f" (shard {call.rank})" if call.rank is not None else ""
     if call.report:
         log.warning(
-            "%s over %d example(s)%s (ds.map): %s [%s]",
+            "%s over %d example(s)%s (%s): %s [%s]",
             call.name,
             call.examples,
             shard,
+            call.label,
             call.report.summary(),
             "; ".join(call.report.explain()),
         )
     else:
-        log.info("%s over %d example(s)%s (ds.map): no loss", call.name, call.examples, shard)
+        log.info("%s over %d example(s)%s (%s): no loss", call.name, call.examples, shard, call.label)
 
 
 def _current_call(name: str) -> _MapCall | None:
-    frame = _map_frame()
-    if frame is None:
+    found = _map_frame()
+    if found is None:
         return None
+    frame, anchor_name, label = found
     key = id(frame)  # stable while the generator runs; the entry goes when the call ends (_finish)
     call = _CALLS.get(key)
     if call is not None and call.name == name:
         return call
     local = frame.f_locals  # a snapshot, read once per map call
-    anchor = local.get("arrow_formatted_shard")
+    anchor = local.get(anchor_name)
     if anchor is None:
         return None
     try:
@@ -98,7 +118,7 @@ def _current_call(name: str) -> _MapCall | None:
     if call is not None:
         _finish(key)  # another map function on the same frame: the frame id was reused
     rank = local.get("rank")
-    call = _CALLS[key] = _MapCall(name, rank if isinstance(rank, int) else None)
+    call = _CALLS[key] = _MapCall(name, rank if isinstance(rank, int) else None, label)
     return call
 
 

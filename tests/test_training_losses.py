@@ -4,6 +4,7 @@ developer turns; results that answer no call (Harbor's terminus-2); ``pc.incompl
 
 from __future__ import annotations
 
+import gc
 import logging
 from pathlib import Path
 
@@ -108,6 +109,34 @@ def test_collect_losses_around_ds_map_gets_the_counts_and_nothing_is_logged(capl
         ds.map(pc.to_messages, remove_columns=ds.column_names, load_from_cache_file=False)
     assert report.counts["invalid_arguments"] == 3
     assert _map_summaries(caplog) == []
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_iterable_dataset_map_logs_one_summary_per_pass(batched, caplog):
+    ds = dataset([LOSSY] * 5 + [doc([{"src": "user", "msg": "hi"}])]).to_iterable_dataset(num_shards=2)
+    caplog.set_level(logging.INFO, logger="pchronicle_datasets.losses")
+    mapped = ds.map(pc.to_sharegpt, batched=batched, batch_size=2, remove_columns=list(ds.column_names))
+    assert len(list(mapped)) == 6
+
+    gc.collect()  # the pass's iterators are released (CPython frees them at once; gc for other interpreters)
+    summaries = _map_summaries(caplog)
+    assert len(summaries) == 1, summaries
+    assert summaries[0].startswith("to_sharegpt over 6 example(s) (IterableDataset.map): 2 kinds of loss: ")
+    assert "invalid_arguments 5" in summaries[0]
+
+
+def test_iterable_dataset_map_left_early_logs_what_it_converted(caplog):
+    ds = dataset([LOSSY] * 5).to_iterable_dataset()
+    caplog.set_level(logging.INFO, logger="pchronicle_datasets.losses")
+    mapped = ds.map(pc.to_messages, remove_columns=list(ds.column_names))
+    rows = iter(mapped)
+    next(rows), next(rows)
+    assert _map_summaries(caplog) == []  # still reading
+    del rows
+
+    gc.collect()
+    [summary] = _map_summaries(caplog)
+    assert summary.startswith("to_messages over 2 example(s) (IterableDataset.map)")
 
 
 def test_direct_calls_outside_ds_map_log_each_call(caplog):
