@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
@@ -282,9 +283,10 @@ def range_bytes(part: Part) -> bytes:
     return line_range(part)[1]
 
 
-# A line that may be blank (empty, or whitespace only) starts the data or follows a newline with whitespace
-# or another newline; JSON Lines written by programs have none, so most counts need no split.
-_MAYBE_BLANK = (b"\n\n", b"\n ", b"\n\t", b"\n\r", b"\n\x0b", b"\n\x0c")
+# Where a blank line (empty, or whitespace only) may start: after a newline followed by whitespace or another
+# newline. JSON Lines written by programs have none, so most counts are two scans at memory speed.
+_MAYBE_BLANK = re.compile(rb"\n(?=[\n \t\r\x0b\x0c])")
+_BLANK = re.compile(rb"[ \t\r\x0b\x0c]*(?:\n|\Z)")
 
 
 def count_lines(data: bytes) -> tuple[int, int]:
@@ -292,15 +294,13 @@ def count_lines(data: bytes) -> tuple[int, int]:
 
     >>> count_lines(b'{"a": 1}\\n\\n  \\n{"b": 2}\\n')
     (4, 2)
-    >>> count_lines(b'{"a": 1}\\n{"b": 2}')
-    (2, 2)
+    >>> count_lines(b' \\n{"a": 1}\\n{"b": 2}\\n\\t')
+    (4, 2)
     """
     if not data:
         return 0, 0
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if not data[:1].isspace() and not any(pattern in data for pattern in _MAYBE_BLANK):
-        return lines, lines
-    pieces = data.split(b"\n")
-    if pieces[-1] == b"":
-        pieces.pop()  # the final newline ends the last line; it does not start one
-    return len(pieces), sum(1 for raw in pieces if raw and not raw.isspace())
+    starts = [m.end() for m in _MAYBE_BLANK.finditer(data)]
+    if data[:1].isspace():
+        starts.insert(0, 0)
+    return lines, lines - sum(1 for start in starts if _BLANK.match(data, start))
