@@ -326,7 +326,7 @@ def test_what_the_data_source_does_not_split(spark, big_capture, line_files, tmp
     assert _stories(df.collect()) == local_stories([big_capture], "openai-msg", tmp_path)
     # ShareGPT names records by their place; compressed files cannot be entered in the middle.
     sharegpt = tmp_path / "t.jsonl"
-    sharegpt.write_bytes((SAMPLES / "sharegpt" / "trajectory_samples.jsonl").read_bytes() * 20)
+    sharegpt.write_bytes(((SAMPLES / "sharegpt" / "trajectory_samples.jsonl").read_bytes().rstrip() + b"\n") * 20)
     assert [p.kind for p in plan_files([str(sharegpt)], "sharegpt", split_size=1000)] == ["whole"]
     packed = tmp_path / "storyline.jsonl.gz"
     packed.write_bytes(gzip.compress(line_files["storyline"][0].read_bytes()))

@@ -61,13 +61,13 @@ def _conversation(value: Any, raw: bytes, document_id: str | None, line: int, in
     return [Record(line, raw, story=story, value=value)]
 
 
-_RULES: dict[int, LineRule] = {
-    id(storyline_file): _one_line_file(storyline_file),
-    id(atif): _one_line_file(atif),
-    id(chat): _conversation,
+_RULES: dict[Any, LineRule] = {  # format module → its rule
+    storyline_file: _one_line_file(storyline_file),
+    atif: _one_line_file(atif),
+    chat: _conversation,
 }
 
 
 def line_rule(module: Any) -> LineRule | None:
     """The per-line rule of a format (its module), or None when its big files are read whole."""
-    return _RULES.get(id(module))
+    return _RULES.get(module)
