@@ -14,8 +14,11 @@ index) -> list[Record]`` giving the same, for a line already parsed (``base.pars
   is read whole (one task), as are formats without a rule here (openai-msg regroups rows by session instead:
   ``plan``'s ``range`` parts).
 
-These rules restate, for Spark, what each format's JSON Lines loop does with a line; the equality tests of
-``tests/test_spark.py`` pin them against the local loader for every format listed.
+These rules restate, for Spark, what each format's JSON Lines loop does with a line (the chat one restates
+its name for a record without an id); the equality tests of ``tests/test_spark.py`` pin them against the
+local loader for every format listed. Their right home is the format contract (``docs/formats/README.md``):
+a per-line function beside ``SPLITTABLE``, which each reader's own loop would call; this table then becomes a
+lookup of it, and ShareGPT gains one too.
 
 >>> from pchronicle_datasets.formats import chat, sharegpt
 >>> rule = line_rule(chat)
