@@ -4,7 +4,10 @@
   ``pchronicle_datasets.spark.read(...)`` run to the end (Spark's ``noop`` sink) on ``local[1]`` and
   ``local[2]``, after one warm-up job (the JVM and the Python workers are started once per cluster);
 - one big capture read whole (one task) and split into ranges (counting pass, rows, shuffle by session);
-- what a partition costs: many one-session files against one file holding the same sessions.
+- what a partition costs: many one-session files against one file holding the same sessions;
+- a big Storyline JSON Lines file through the Data Source (``spark.read.format("pchronicle")``): read whole
+  (one task) and split into 2 and 8 parts read in place (its lines counted at planning), beside the local
+  loader.
 
 Run from the project root: ``.venv/bin/python benchmarks/bench_spark.py`` (needs the ``spark`` extra).
 """
@@ -31,6 +34,8 @@ from common import best_of
 
 warnings.simplefilter("ignore", FutureWarning)
 
+SAMPLES = Path(__file__).resolve().parents[1] / "pchronicle_datasets" / "samples"
+
 
 def local_load(files: list[str], tmp: str) -> int:
     cache = f"{tmp}/cache-{uuid.uuid4().hex}"
@@ -41,11 +46,46 @@ def spark_run(spark, paths: list[str], **options) -> None:
     pcs.read(spark, paths, "openai-msg", **options).rows.write.format("noop").mode("overwrite").save()
 
 
+def local_stories(path: str, tmp: str) -> int:
+    cache = f"{tmp}/cache-{uuid.uuid4().hex}"
+    return load_dataset("pchronicle", "storyline", data_files=[path], split="train", cache_dir=cache).num_rows
+
+
+def source_run(spark, path: str, split_size: int) -> None:
+    df = spark.read.format("pchronicle").option("format", "storyline").option("splitSize", split_size).load(path)
+    df.write.format("noop").mode("overwrite").save()
+
+
+def storyline_file(path: Path, mb: float) -> None:
+    """The shipped Storyline documents, sessions renamed, repeated to about ``mb`` MB of JSON Lines."""
+    sample = SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl"
+    docs = [orjson.loads(line) for line in sample.read_bytes().splitlines() if line.strip()]
+    with open(path, "wb") as f:
+        written, k = 0, 0
+        while written < mb * 1e6:
+            doc = {**docs[k % len(docs)], "session": f"{docs[k % len(docs)]['session']}-{k}"}
+            written += f.write(orjson.dumps(doc) + b"\n")
+            k += 1
+
+
+def storyline_figures(spark, stories: Path, tmp: str, mb: float, repeat: int) -> None:
+    storyline_file(stories, mb)
+    path, size = str(stories), stories.stat().st_size
+    t = best_of(lambda: local_stories(path, tmp), repeat)
+    print(f"{f'storyline file {size / 1e6:.0f} MB: load_dataset, num_proc=1':<44}{t:>9.2f}{size / 1e6 / t:>8.1f}")
+    t = best_of(lambda: source_run(spark, path, 1 << 40), repeat)
+    print(f"{'  Data Source local[2], whole (1 task)':<44}{t:>9.2f}{size / 1e6 / t:>8.1f}")
+    for n in (2, 8):
+        t = best_of(lambda n=n: source_run(spark, path, size // n + 1), repeat)
+        print(f"{f'  Data Source local[2], {n} parts':<44}{t:>9.2f}{size / 1e6 / t:>8.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--sessions", type=int, default=25, help="sessions per file")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--storyline-mb", type=float, default=40, help="size of the big Storyline file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -94,6 +134,7 @@ def main() -> None:
                     f"partition cost: {n} one-session files {many:.2f} s, one file of the same {n} sessions "
                     f"{single:.2f} s: {(many - single) / (n - 1) * 1000:.0f} ms per extra partition"
                 )
+                storyline_figures(spark, root / "stories.jsonl", tmp, args.storyline_mb, args.repeat)
             spark.stop()
 
 

@@ -180,6 +180,161 @@ def test_gzip_files_are_one_partition(tmp_path, big_capture):
     assert [p.kind for p in plan_files([str(packed)], "openai-msg", split_size=1000)] == ["whole"]
 
 
+# ------------------------------------------------------------------------------------------ split line files
+
+DATA = ROOT / "tests" / "data"
+# Formats whose records are one per line: a big file is split into parts, each read in place (plan "lines").
+LINE_FORMATS = ("storyline", "chat", "atif")
+
+
+def _line_records(fmt: str) -> list[bytes]:
+    """Shipped records of a format, one per line (JSON Lines)."""
+    if fmt == "storyline":
+        return [x for x in (SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl").read_bytes().splitlines() if x]
+    if fmt == "atif":
+        return [orjson.dumps(orjson.loads(f.read_bytes())) for f in sorted((DATA / "atif").glob("*.trajectory.json"))]
+    lines = [x for f in sorted((DATA / "chat").glob("*.input.jsonl")) for x in f.read_bytes().splitlines() if x]
+    # Records without an id are named by their place in the file (chat.jsonl#n): drop some ids, add bare arrays.
+    out = []
+    for i, raw in enumerate(lines):
+        record = orjson.loads(raw)
+        if i % 3 == 0:
+            record.pop("id", None)
+        out.append(orjson.dumps(record))
+    bare = [{"role": "user", "content": "a bare conversation"}, {"role": "assistant", "content": "ok"}]
+    out.append(orjson.dumps(bare))
+    return out
+
+
+def _line_file(path: Path, fmt: str, bad: dict[int, bytes], copies: int = 6) -> tuple[Path, dict[int, bytes]]:
+    """Copies of a format's records as one JSON Lines file with blank lines here and there, and the lines of
+    ``bad`` put at those places (0-based among the records); returns the file and each bad line's number."""
+    records = _line_records(fmt) * copies
+    for at in sorted(bad):
+        records.insert(at, bad[at])
+    lines, numbers = [], {}
+    for i, raw in enumerate(records):
+        if i % 7 == 3:
+            lines.append(b"  ")
+        lines.append(raw)
+        if i in bad:
+            numbers[len(lines)] = raw
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path, numbers
+
+
+# Bad records of every kind the line stage finds: not JSON, not a record of the format, a record that breaks a rule.
+_BAD = {
+    "storyline": {5: b"{not json", 17: b"[1, 2]", 30: b'{"schema_version": "storyline/v1", "session": 1}'},
+    "chat": {4: b"{not json", 40: b"42", 61: b'{"messages": "none"}'},
+    "atif": {3: b"{not json", 11: b'{"schema_version": "ATIF-v1.5"}', 25: b"[]"},
+}
+
+
+@pytest.fixture(scope="module")
+def line_files(tmp_path_factory) -> dict[str, tuple[Path, dict[int, bytes]]]:
+    root = tmp_path_factory.mktemp("lines")
+    copies = {"chat": 30}  # the chat records are small: more of them, for a file of several parts
+    return {fmt: _line_file(root / f"{fmt}.jsonl", fmt, _BAD[fmt], copies.get(fmt, 6)) for fmt in LINE_FORMATS}
+
+
+def _local_quarantine(path: Path, fmt: str, tmp_path: Path) -> tuple[list[dict], list[dict]]:
+    """The local loader's documents and quarantine entries (less the run id) under the skip policy."""
+    quarantine = tmp_path / f"local-{uuid.uuid4().hex}.jsonl"
+    stories = local_stories([path], fmt, tmp_path, on_bad_records="skip", quarantine_file=str(quarantine))
+    entries = [{k: v for k, v in json.loads(x).items() if k != "run"} for x in quarantine.read_text().splitlines()]
+    return stories, entries
+
+
+def _by_line(entries) -> list[dict]:
+    return sorted(entries, key=lambda e: (e["line"], e["pointer"]))
+
+
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
+def test_the_data_source_splits_line_files_and_keeps_every_bad_record(spark, line_files, tmp_path, fmt):
+    path, bad = line_files[fmt]
+    split = path.stat().st_size // 5
+    local, expected = _local_quarantine(path, fmt, tmp_path)
+    assert len(expected) == len(bad) == 3 and len(local) > 10
+    pcs.register(spark)
+    folder = tmp_path / "q"
+
+    def reader(**options):  # a DataFrameReader keeps every option it is given: one per load
+        options = {"format": fmt, "splitSize": split, "on_bad_records": "skip", "quarantine": str(folder), **options}
+        return spark.read.format("pchronicle").options(**options)
+
+    df = reader().load(str(path))
+    assert df.rdd.getNumPartitions() >= 5  # one file, several tasks
+    assert same(_stories(df.collect()), local)
+    # Each bad record, from the middle of a part, with the whole file's physical line number.
+    written = [json.loads(x) for f in sorted(folder.glob("part-*.jsonl")) for x in f.read_text().splitlines()]
+    assert _by_line(written) == _by_line(expected)
+    assert sorted(e["line"] for e in written) == sorted(bad)
+    assert {f.name for f in folder.glob("part-*.jsonl")} <= {f"part-00000-{k:05d}.jsonl" for k in range(6)}
+    only_bad = reader(output="bad_records").load(str(path)).collect()
+    assert _by_line(r.asDict() for r in only_bad) == _by_line(expected)
+    # Read again whole: the quarantine folder then holds that read's file only, not the parts' of the first.
+    assert len(reader(splitSize=1 << 40).load(str(path)).collect()) == len(local)
+    assert [f.name for f in folder.glob("part-*.jsonl")] == ["part-00000.jsonl"]
+    assert _by_line(json.loads(x) for x in (folder / "part-00000.jsonl").read_text().splitlines()) == _by_line(expected)
+    # pchronicle_datasets.spark.read plans the same parts and gives the same.
+    got = pcs.read(spark, str(path), fmt, on_bad_records="skip", split_size=split).cache()
+    assert _stories(got.rows.collect()) == local  # in the local reader's order
+    assert _by_line(r.asDict() for r in got.bad_records.collect()) == _by_line(expected)
+
+
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
+def test_the_data_source_fails_on_a_bad_line_inside_a_part_naming_it(spark, tmp_path, fmt):
+    good = _line_records(fmt) * 6
+    at = len(good) // 2  # in the middle of the file, so of a part
+    path, bad = _line_file(tmp_path / f"{fmt}.jsonl", fmt, {at: b"{not json"})
+    (line,) = bad
+    with pytest.raises(Exception, match=rf"in {fmt}\.jsonl line {line}\b") as local_error:
+        local_stories([path], fmt, tmp_path)
+    pcs.register(spark)
+    df = spark.read.format("pchronicle").option("format", fmt).option("splitSize", path.stat().st_size // 5)
+    with pytest.raises(Exception, match=rf"in {fmt}\.jsonl line {line}\b") as info:
+        df.load(str(path)).collect()
+    assert "BadRecordError" in str(info.value)
+    assert str(local_error.value.__cause__ or local_error.value).split(" [")[0] in str(info.value)
+
+
+def test_the_data_source_reads_auto_detected_parts(spark, line_files, tmp_path):
+    paths = [line_files[fmt][0] for fmt in LINE_FORMATS]
+    pcs.register(spark)
+    df = spark.read.format("pchronicle").options(splitSize=100_000, output="records", on_bad_records="skip")
+    df = df.load(str(paths[0].parent))
+    parts = plan_files([str(paths[0].parent)], "auto", split_size=100_000)
+    assert {p.format for p in parts} == set(LINE_FORMATS) and df.rdd.getNumPartitions() == len(parts) > 6
+    rows = [r.asDict(recursive=True) for r in df.collect()]
+    assert sum(1 for r in rows if r["_bad"] is not None) == 9
+    docs = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows if r["_bad"] is None]
+    expected = [s for p in paths for s in _local_quarantine(p, "auto", tmp_path)[0]]
+    assert same(_stories(docs), expected)
+
+
+def test_what_the_data_source_does_not_split(spark, big_capture, line_files, tmp_path, caplog):
+    # openai-msg: rows regrouped by session, which a Data Source cannot do: one task, and a warning saying so.
+    with caplog.at_level("WARNING", logger="pchronicle_datasets"):
+        parts = plan_files([str(big_capture)], "openai-msg", split_size=1000, regroup=False)
+    assert [p.kind for p in parts] == ["whole"]
+    assert "pchronicle_datasets.spark.read splits it" in caplog.text and "gateway.jsonl" in caplog.text
+    pcs.register(spark)
+    df = spark.read.format("pchronicle").option("format", "openai-msg").option("splitSize", 1000)
+    df = df.load(str(big_capture))
+    assert df.rdd.getNumPartitions() == 1
+    assert _stories(df.collect()) == local_stories([big_capture], "openai-msg", tmp_path)
+    # ShareGPT names records by their place; compressed files cannot be entered in the middle.
+    sharegpt = tmp_path / "t.jsonl"
+    sharegpt.write_bytes(((SAMPLES / "sharegpt" / "trajectory_samples.jsonl").read_bytes().rstrip() + b"\n") * 20)
+    assert [p.kind for p in plan_files([str(sharegpt)], "sharegpt", split_size=1000)] == ["whole"]
+    packed = tmp_path / "storyline.jsonl.gz"
+    packed.write_bytes(gzip.compress(line_files["storyline"][0].read_bytes()))
+    assert [p.kind for p in plan_files([str(packed)], "storyline", split_size=1000)] == ["whole"]
+    # A named format the file's first lines are not detected as: read whole, so its error says what it looks like.
+    assert [p.kind for p in plan_files([str(line_files["chat"][0])], "storyline", split_size=1000)] == ["whole"]
+
+
 # ------------------------------------------------------------------------------------------ bad records
 
 
@@ -383,3 +538,46 @@ def test_ranges_hold_every_line_once(tmp_path_factory, lines, final_newline, spl
     expected_lines = len(pieces) - (1 if pieces[-1] == b"" else 0)
     assert sum(t[0] for t in total) == expected_lines
     assert sum(t[1] for t in total) == sum(1 for raw in pieces if raw and not raw.isspace())
+
+
+_CHAT_LINES = [
+    b'{"messages": [{"role": "user", "content": "hi"}]}',
+    b'{"id": "c1", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}',
+    b'[{"role": "user", "content": "bare"}]',
+    b"{not json",
+    b"7",
+    b"",
+    b" \t",
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(_CHAT_LINES), min_size=2, max_size=30),
+    split=st.integers(min_value=1, max_value=400),
+)
+def test_parts_read_in_place_give_the_whole_files_records(tmp_path_factory, lines, split):
+    """Whatever the cut points, blank lines and bad lines, the parts of a chat file give its records: the same
+    documents (named by their place), the same bad records with the same lines."""
+    from pchronicle_datasets.spark.plan import Part, count_parts, line_range, with_offsets
+    from pchronicle_datasets.spark.records import lines_tables, whole_file_tables
+
+    data = b"\n".join([_CHAT_LINES[0], _CHAT_LINES[2], *lines]) + b"\n"
+    path = tmp_path_factory.mktemp("p") / "chat.jsonl"
+    path.write_bytes(data)
+    parts = plan_files([str(path)], "chat", split_size=split)
+    parts = with_offsets(parts, count_parts(parts))
+    got = []
+    for part in parts:
+        tables = (
+            whole_file_tables(part, "chat", "skip", data)
+            if part.kind == "whole"
+            else lines_tables(part, "skip", *line_range(part))
+        )
+        got += [row for table in tables for row in table.to_pylist()]
+    whole = whole_file_tables(Part(str(path), "chat.jsonl", 0, "whole"), "chat", "skip", data)
+    expected = [row for table in whole for row in table.to_pylist()]
+    assert [{k: v for k, v in r.items() if k != "_pos"} for r in got] == [
+        {k: v for k, v in r.items() if k != "_pos"} for r in expected
+    ]
+    assert [r["_pos"] for r in got] == sorted(r["_pos"] for r in got)  # file order

@@ -11,7 +11,9 @@ Typical use (see ``docs/scaling.md``)::
     pcs.write_parquet(pcs.to_sharegpt(got.rows), "s3://bucket/sft/")
     got.write_quarantine("s3://bucket/quarantine/")
 
-``pcs.register(spark)`` makes ``spark.read.format("pchronicle")`` available (one task per file).
+``pcs.register(spark)`` makes ``spark.read.format("pchronicle")`` available: the same plan (``plan_files``), big
+JSON Lines files of one-record-per-line formats split into several tasks; openai-msg captures, whose rows are
+regrouped by session (a shuffle), are split by ``pcs.read`` only.
 """
 
 try:

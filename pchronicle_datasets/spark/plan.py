@@ -3,10 +3,19 @@
 Planning runs where Spark plans (the driver); it lists files through fsspec (local paths, ``s3://``,
 ``gs://``, ``hf://``… with the filesystem's package installed) and reads only each file's first bytes.
 
-A file is one **whole** task, read by the local reader, unless it is an uncompressed openai-msg JSON Lines
-file bigger than ``split_size``: then it is cut into **ranges** of about ``split_size`` bytes. A range holds
-the lines that *start* in it (a line that crosses the cut belongs to the range it starts in), which is how
-Hadoop splits text. Compressed files (gzip, zstd, bzip2) cannot be entered in the middle: one task each.
+A file is one **whole** task, read by the local reader, unless it is an uncompressed JSON Lines file bigger
+than ``split_size`` (``split_kind`` says which): then it is cut into parts of about ``split_size`` bytes. A
+part holds the lines that *start* in it (a line that crosses the cut belongs to the part it starts in), which
+is how Hadoop splits text. Two kinds of parts:
+
+- **lines**: a format whose records are one per line and stand alone (``lines.line_rule``: storyline, chat,
+  atif): each part's records are read in place, numbered as in the whole file;
+- **range**: a format whose reader regroups rows (``SPLITTABLE``: openai-msg, rows grouped by session): the
+  rows of all ranges must be shuffled by session before documents are built, which only
+  ``pchronicle_datasets.spark.read`` does; a caller that cannot shuffle (the Data Source) plans with
+  ``regroup=False`` and gets such a file whole.
+
+Compressed files (gzip, zstd, bzip2) cannot be entered in the middle: one task each.
 
 >>> import os, tempfile
 >>> folder = tempfile.mkdtemp()
@@ -23,7 +32,9 @@ Hadoop splits text. Compressed files (gzip, zstd, bzip2) cannot be entered in th
 
 from __future__ import annotations
 
+import logging
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
@@ -32,13 +43,28 @@ import orjson
 from fsspec.core import url_to_fs
 
 from ..compression import compression_of
-from ..formats import detect, get_format
+from ..formats import DETECT_RECORDS, detect, get_format
 from ..formats.base import as_bytes
+from .lines import line_rule
 
-__all__ = ["DEFAULT_SPLIT_SIZE", "Part", "document_ids", "list_files", "plan_files", "range_bytes"]
+__all__ = [
+    "DEFAULT_SPLIT_SIZE",
+    "Part",
+    "count_lines",
+    "count_parts",
+    "document_ids",
+    "line_range",
+    "list_files",
+    "plan_files",
+    "range_bytes",
+    "split_kind",
+    "with_offsets",
+]
+
+logger = logging.getLogger("pchronicle_datasets")
 
 DEFAULT_SPLIT_SIZE = 128 * 1024 * 1024  # Spark's own default for file splits (spark.sql.files.maxPartitionBytes)
-_HEAD = 65536
+_HEAD = 1 << 20  # enough for the first records of big-lined files (ATIF trajectories, long conversations)
 _BLOCK = 1 << 20
 
 
@@ -49,12 +75,13 @@ class Part:
     path: str  # the URL fsspec opens
     document_id: str  # the file as errors and /origin name it (relative, as the local loader names it)
     order: int  # the file's place among the inputs
-    kind: str  # "whole" or "range"
+    kind: str  # "whole", "lines" (records read in place) or "range" (rows regrouped by a shuffle)
     start: int = 0
     end: int = 0
-    index: int = 0  # the range's place in its file
-    first_line: int = 1  # 1-based physical line of the range's first line (from the counting pass)
-    first_row: int = 0  # 0-based index among the file's non-blank lines of the range's first non-blank line
+    index: int = 0  # the part's place in its file
+    first_line: int = 1  # 1-based physical line of the part's first line (from the counting pass)
+    first_row: int = 0  # 0-based index among the file's non-blank lines of the part's first non-blank line
+    format: str = ""  # the format of a split file (detected at planning when the read is "auto")
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -105,31 +132,56 @@ def document_ids(urls: Sequence[str], base: str | None = None) -> list[str]:
     return [posixpath.relpath(p, root) if root and p.startswith(root.rstrip("/") + "/") else p for p in stripped]
 
 
-def _splittable(head: bytes, fmt: str) -> bool:
-    """Uncompressed openai-msg JSON Lines: the first non-blank line is, by itself, a JSON object. A file that
-    is one JSON value (an array, an envelope) cannot have such a first line and more lines after it."""
+def split_kind(head: bytes, fmt: str) -> tuple[str, str] | None:
+    """How a big file whose first bytes are ``head`` may be split, ``(kind, format name)`` with kind
+    ``"lines"`` or ``"range"``; None: it is read whole.
+
+    Only uncompressed JSON Lines: the first non-blank line is, by itself, a JSON object and a second one
+    follows (a file that is one JSON value — an array, an envelope, one pretty-printed document — has no such
+    lines). The format is the one the local reader would use; with a named format, the file's first lines
+    must also be detected as that format, else the local reader's error for the first record names the
+    format the file looks like, which a part cannot know.
+
+    >>> split_kind(b'{"session_id": "s", "step_id": 1}\\n{"session_id": "s", "step_id": 2}\\n', "auto")
+    ('range', 'openai-msg')
+    >>> split_kind(b'[{"session_id": "s", "step_id": 1}]\\n', "openai-msg") is None
+    True
+    """
     if compression_of(head) is not None:
-        return False
-    head = as_bytes(head)
+        return None
+    lines = [raw for raw in as_bytes(head).split(b"\n")[:-1] if raw and not raw.isspace()]  # complete lines
+    if len(lines) < 2:
+        return None
     try:
-        module = detect(head) if fmt == "auto" else get_format(fmt)
+        if not isinstance(orjson.loads(lines[0]), dict):
+            return None
+    except orjson.JSONDecodeError:
+        return None
+    sample = b"\n".join(lines[:DETECT_RECORDS])
+    try:
+        module = detect(sample)
+        # A named format must be the detected one (see above); detection decides on the first record some
+        # format claims, which lies in the head, so it is what the local reader's detection decides too.
+        if fmt != "auto" and module is not get_format(fmt):
+            return None
     except ValueError:  # FormatError too: not recognised, or ambiguous; the whole-file reader reports it
-        return False
-    if module.NAME != "openai-msg":
-        return False
-    for raw in head.split(b"\n")[:-1]:  # complete lines only
-        if raw and not raw.isspace():
-            try:
-                return isinstance(orjson.loads(raw), dict)
-            except orjson.JSONDecodeError:
-                return False
-    return False
+        return None
+    if getattr(module, "SPLITTABLE", False):
+        return "range", module.NAME
+    return ("lines", module.NAME) if line_rule(module) is not None else None
 
 
 def plan_files(
-    paths: Sequence[str], fmt: str = "auto", *, split_size: int = DEFAULT_SPLIT_SIZE, base: str | None = None
+    paths: Sequence[str],
+    fmt: str = "auto",
+    *,
+    split_size: int = DEFAULT_SPLIT_SIZE,
+    base: str | None = None,
+    regroup: bool = True,
 ) -> list[Part]:
-    """The parts of a read, in input order: whole files, and ranges of big openai-msg JSON Lines files."""
+    """The parts of a read, in input order: whole files, and the parts of big JSON Lines files (``split_kind``).
+    ``regroup``: whether the caller can shuffle the rows of ``range`` parts; without, such a file is one whole
+    part (a warning names it and the way to split it)."""
     if split_size < 1:
         raise ValueError(f"split_size must be a positive number of bytes, got {split_size!r}")
     files = list_files(paths)
@@ -142,22 +194,34 @@ def plan_files(
             continue
         with fsspec.open(url, "rb") as f:
             head = f.read(_HEAD)
-        if not _splittable(head, fmt):
+        split = split_kind(head, fmt)
+        if split is not None and split[0] == "range" and not regroup:
+            logger.warning(
+                f"pchronicle: {name} ({size} bytes) is read in one task: its rows are regrouped by session, "
+                "which a Spark Data Source cannot do (it has no shuffle); pchronicle_datasets.spark.read "
+                "splits it"
+            )
+            split = None
+        if split is None:
             parts.append(whole)
             continue
+        kind, format_name = split
         count = -(-size // split_size)
         step = -(-size // count)
-        parts.extend(Part(url, name, order, "range", i * step, min(size, (i + 1) * step), i) for i in range(count))
+        parts.extend(
+            Part(url, name, order, kind, i * step, min(size, (i + 1) * step), i, format=format_name)
+            for i in range(count)
+        )
     return parts
 
 
 def with_offsets(parts: Sequence[Part], counts: dict[tuple[int, int], tuple[int, int]]) -> list[Part]:
-    """Ranges given their first line and first row from the counting pass: ``counts[(order, index)]`` is
-    ``(physical lines, non-blank lines)`` starting in that range."""
+    """Split parts given their first line and first row from the counting pass: ``counts[(order, index)]`` is
+    ``(physical lines, non-blank lines)`` starting in that part."""
     out = []
     line, row, current = 1, 0, None
     for part in parts:
-        if part.kind != "range":
+        if part.kind == "whole":
             out.append(part)
             continue
         if part.order != current:
@@ -168,28 +232,35 @@ def with_offsets(parts: Sequence[Part], counts: dict[tuple[int, int], tuple[int,
     return out
 
 
-def range_bytes(part: Part) -> bytes:
-    """The bytes of the lines that start in ``[part.start, part.end)``, with their newlines (a leading UTF-8
-    byte-order mark of the file dropped, as the local reader drops it)."""
+def count_parts(parts: Sequence[Part]) -> dict[tuple[int, int], tuple[int, int]]:
+    """The counting pass in this process (``with_offsets``' ``counts``): each split part's bytes read once,
+    without parsing. ``pchronicle_datasets.spark.read`` runs the same count as a Spark job instead."""
+    return {(p.order, p.index): count_lines(range_bytes(p)) for p in parts if p.kind != "whole"}
+
+
+def line_range(part: Part) -> tuple[int, bytes]:
+    """``(offset, bytes)`` of the lines that start in ``[part.start, part.end)``, with their newlines: the
+    offset of the first of them in the file, and their bytes (a leading UTF-8 byte-order mark of the file
+    dropped, as the local reader drops it; the offset still counts it)."""
     with fsspec.open(part.path, "rb") as f:
         if part.start == 0:
             begin = 0
         else:
             # A line starts at `start` only when the byte before it ends a line; else the line belongs
-            # to the previous range, and this one starts after its newline.
+            # to the previous part, and this one starts after its newline.
             f.seek(part.start - 1)
             prefix = b""
             while True:
                 block = f.read(_BLOCK)
                 if not block:
-                    return b""
+                    return part.end, b""
                 prefix += block
                 cut = prefix.find(b"\n")
                 if cut != -1:
                     begin = part.start + cut
                     break
         if begin >= part.end:
-            return b""
+            return begin, b""
         f.seek(begin)
         data = f.read(part.end - begin)
         # Finish the last line, which may run past `end`.
@@ -201,18 +272,35 @@ def range_bytes(part: Part) -> bytes:
             data += block if cut == -1 else block[: cut + 1]
             if cut != -1:
                 break
-    return as_bytes(data) if part.start == 0 else data
+    if part.start == 0:
+        kept = as_bytes(data)
+        return len(data) - len(kept), kept
+    return begin, data
+
+
+def range_bytes(part: Part) -> bytes:
+    """The bytes of the lines that start in ``[part.start, part.end)`` (``line_range`` without the offset)."""
+    return line_range(part)[1]
+
+
+# Where a blank line (empty, or whitespace only) may start: after a newline followed by whitespace or another
+# newline. JSON Lines written by programs have none, so most counts are two scans at memory speed.
+_MAYBE_BLANK = re.compile(rb"\n(?=[\n \t\r\x0b\x0c])")
+_BLANK = re.compile(rb"[ \t\r\x0b\x0c]*(?:\n|\Z)")
 
 
 def count_lines(data: bytes) -> tuple[int, int]:
-    """``(physical lines, non-blank lines)`` in the bytes of a range.
+    """``(physical lines, non-blank lines)`` in the bytes of a part.
 
     >>> count_lines(b'{"a": 1}\\n\\n  \\n{"b": 2}\\n')
+    (4, 2)
+    >>> count_lines(b' \\n{"a": 1}\\n{"b": 2}\\n\\t')
     (4, 2)
     """
     if not data:
         return 0, 0
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()  # the final newline ends the last line; it does not start one
-    return len(lines), sum(1 for raw in lines if raw and not raw.isspace())
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    starts = [m.end() for m in _MAYBE_BLANK.finditer(data)]
+    if data[:1].isspace():
+        starts.insert(0, 0)
+    return lines, lines - sum(1 for start in starts if _BLANK.match(data, start))

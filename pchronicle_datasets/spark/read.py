@@ -1,12 +1,13 @@
-"""``read``: the whole reading pipeline, with big openai-msg files split across tasks.
+"""``read``: the whole reading pipeline, with big files split across tasks, openai-msg captures included.
 
-1. Plan on the driver (``plan.plan_files``): whole files, and line-boundary ranges of big openai-msg JSON
-   Lines files.
-2. Count the lines of every range (a Spark job that reads the ranges without parsing them), so each range
+1. Plan on the driver (``plan.plan_files``, as the Data Source plans): whole files, line-boundary parts of big
+   JSON Lines files whose records are one per line (``lines``), and ranges of big openai-msg files.
+2. Count the lines of every split part (a Spark job that reads the parts without parsing them), so each part
    knows the number of its first line and of its first row, which the documents and errors carry.
 3. Read the ranges' rows, shuffle them by (file, ``session_id``) and build each session's document from its
    rows in file order: the local reader's document, whatever range its rows were in.
-4. Read the whole files with the local reader, one task each, and put everything in the file order.
+4. Read the whole files with the local reader and the ``lines`` parts in place, one task each, in file order;
+   with ranges, put everything in the file order.
 
 The result holds the documents and the bad records side by side (``SparkRead``).
 """
@@ -91,8 +92,9 @@ def read(
     ``paths``: files, folders or glob patterns (fsspec URLs: local, ``s3://``, ``gs://``, ``hf://``…).
     ``format``: a format name or ``auto``. ``on_bad_records``: ``error`` (the job fails naming the file,
     line and pointer) or ``skip`` (the bad records are in ``.bad_records``). ``split_size``: an uncompressed
-    openai-msg JSON Lines file bigger than this many bytes is read by several tasks. ``base``: the folder
-    the document ids are relative to (default: the common parent of the files, as the local loader does).
+    JSON Lines file bigger than this many bytes is read by several tasks (openai-msg, storyline, chat, atif;
+    see ``plan``). ``base``: the folder the document ids are relative to (default: the common parent of the
+    files, as the local loader does).
     ``ordered``: put the documents of split files back in file order (a sort; without it each file's
     documents are all there, in no set order).
     """
@@ -102,12 +104,13 @@ def read(
     options = options_of({"format": format, "on_bad_records": on_bad_records, "output": "records"})
     options = {"format": options["format"], "on_bad_records": options["on_bad_records"]}
     parts = plan_files(list(paths), format, split_size=split_size, base=base)
-    records = _load(spark, [p for p in parts if p.kind == "whole"], "records", options)
+    split = [p for p in parts if p.kind != "whole"]
+    if split:
+        counts = _load(spark, split, "line_counts", options).collect()
+        parts = with_offsets(parts, {(c["order"], c["index"]): (c["lines"], c["nonblank"]) for c in counts})
+    records = _load(spark, [p for p in parts if p.kind != "range"], "records", options)  # in file order
     ranges = [p for p in parts if p.kind == "range"]
     if ranges:
-        counts = _load(spark, ranges, "line_counts", options).collect()
-        offsets = {(c["order"], c["index"]): (c["lines"], c["nonblank"]) for c in counts}
-        ranges = [p for p in with_offsets(parts, offsets) if p.kind == "range"]
         rows = _load(spark, ranges, "rows", options)
         sessions = rows.groupBy("order", "document_id", "session_id").applyInArrow(
             _sessions_skip if on_bad_records == "skip" else _sessions_error, from_arrow_schema(RECORDS_SCHEMA)

@@ -1,10 +1,12 @@
-"""What the tasks compute, as Arrow: documents and bad records of whole files, the rows of a range, and the
-documents of the sessions regrouped from ranges. Pure pyarrow (no Spark here), so each step is testable alone.
+"""What the tasks compute, as Arrow: documents and bad records of whole files and of the parts of split files
+read in place, the rows of a range, and the documents of the sessions regrouped from ranges. Pure pyarrow (no
+Spark here), so each step is testable alone.
 
 Every stage gives **records**: the columns of ``STORYLINE_FEATURES``, then ``_order`` (the file's place among
-the inputs), ``_pos`` (the record's place in its file: its index for a whole file, its first line for a
-range) and ``_bad`` (null for a document; else the bad record, with the fields of the local loader's
-quarantine entries: ``file``, ``line``, ``pointer``, ``error``, ``error_type``, ``record``).
+the inputs), ``_pos`` (the record's place in its file: its index for a whole file, its line's byte offset for
+a part read in place, its first line for a range) and ``_bad`` (null for a document; else the bad record,
+with the fields of the local loader's quarantine entries: ``file``, ``line``, ``pointer``, ``error``,
+``error_type``, ``record``).
 
 >>> import orjson
 >>> from pchronicle_datasets.spark.plan import Part
@@ -28,10 +30,11 @@ import pyarrow as pa
 from ..builder import BadRecordError
 from ..errors import FormatError, PchronicleError
 from ..features import STORYLINE_FEATURES, story_to_row
-from ..formats import iter_records, openai_msg
-from ..formats.base import Record, parsed_lines
+from ..formats import get_format, iter_records, openai_msg
+from ..formats.base import Record, parse_line, parsed_lines
 from ..jsonio import loads, may_hold_big_int
 from ..quarantine import quarantine_entry
+from .lines import line_rule
 from .plan import Part, count_lines
 
 __all__ = [
@@ -121,6 +124,36 @@ def whole_file_tables(part: Part, fmt: str, policy: str, data: bytes) -> Iterato
     """The records of one whole file (its bytes, possibly compressed), read by the local reader."""
     records = iter_records(fmt, data, part.document_id)
     yield from _tables((_record_row(rec, part, i, policy) for i, rec in enumerate(records)), RECORDS_SCHEMA)
+
+
+def lines_tables(part: Part, policy: str, offset: int, data: bytes) -> Iterator[pa.Table]:
+    """The records of one part of a split file read in place (its lines, from byte ``offset`` of the file),
+    numbered as in the whole file (``part.first_line``, ``part.first_row`` from the counting pass): each line
+    parsed as the local reader's JSON Lines loop parses it, then given to its format's ``lines.line_rule``."""
+    rule = line_rule(get_format(part.format))
+    if rule is None:  # the plan splits only formats with a rule
+        raise ValueError(f"the {part.format} format has no per-line rule: its files are read whole")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        number, index, at = part.first_line - 1, part.first_row, 0
+        while at < len(data):
+            cut = data.find(b"\n", at)
+            end = len(data) if cut == -1 else cut
+            raw, here, at = data[at:end], offset + at, end + 1
+            number += 1
+            if not raw or raw.isspace():
+                continue
+            index += 1
+            value, _ = parse_line(raw, part.document_id, number)
+            if isinstance(value, FormatError):
+                records = [Record(number, raw, error=value)]
+            else:
+                records = rule(value, raw, part.document_id, number, index)
+            # A line may give several records (an ATIF trajectory and its subagents): fewer than its bytes.
+            for k, rec in enumerate(records):
+                yield _record_row(rec, part, here + k, policy)
+
+    yield from _tables(rows(), RECORDS_SCHEMA)
 
 
 def counts_table(part: Part, data: bytes) -> pa.Table:

@@ -2,27 +2,41 @@
 
 After ``pchronicle_datasets.spark.register(spark)``::
 
-    df = spark.read.format("pchronicle").option("format", "openai-msg").load("s3://bucket/captures/")
+    df = spark.read.format("pchronicle").option("format", "storyline").load("s3://bucket/stories/")
 
-gives one row of ``STORYLINE_FEATURES`` per document, each file read in one task by the local reader (so the
-rows are the local loader's). Options:
+gives one row of ``STORYLINE_FEATURES`` per document: the local loader's rows. Its partitions are
+``plan.plan_files``' parts, as for ``pchronicle_datasets.spark.read``: every file is at least one partition,
+read by the local reader; an uncompressed JSON Lines file bigger than the split size whose records are one
+per line (storyline, chat, atif: ``lines.line_rule``) is cut at line starts into parts of about that size,
+each a partition that reads its lines in place. Their line and record numbers are the whole file's: planning
+counts the lines of each such file once (a read of its bytes without parsing, on the driver), so errors name
+the physical line and documents named by their place (``chat.jsonl#1234``) keep that name.
+
+Not split, each file one partition: compressed files (a stream cannot be entered in the middle), files that
+are one JSON value, ShareGPT files (see ``lines``), and openai-msg captures: their rows are regrouped by
+session, and a Data Source has no shuffle; a warning names each such file bigger than the split size, which
+``pchronicle_datasets.spark.read`` splits (it shuffles the rows by session). Options:
 
 - ``format``: a format name or ``auto`` (default: detected per file from its content);
 - ``on_bad_records``: ``error`` (default; the job fails naming file, line and pointer) or ``skip``;
-- ``quarantine``: with ``skip``, a folder where each file's bad records are written as JSON Lines
-  (``part-NNNNN.jsonl``, NNNNN the file's place among the inputs, rewritten by a retried task); ``skip``
-  without it is refused, since the bad records would be lost;
+- ``quarantine``: with ``skip``, a folder where each partition's bad records are written as JSON Lines
+  (``part-NNNNN.jsonl`` for a whole file, ``part-NNNNN-KKKKK.jsonl`` for part KKKKK of a split one; NNNNN the
+  file's place among the inputs; rewritten by a retried task; a file of that pattern the read does not write
+  is removed at planning, as it is an earlier read's); ``skip`` without it is refused, since the bad records
+  would be lost;
 - ``output``: ``documents`` (default), ``bad_records`` (the bad records as rows instead: ``file``, ``line``,
   ``pointer``, ``error``, ``error_type``, ``record``) or ``records`` (both, with the file order);
+- ``splitSize`` (or ``split_size``, the name ``pchronicle_datasets.spark.read`` takes): the split size in bytes
+  (default ``DEFAULT_SPLIT_SIZE``, 128 MiB);
 - ``base``: the folder document ids are relative to (default: the common parent of the files).
 
-A Data Source cannot shuffle, so splitting a big openai-msg file and regrouping its sessions is done by
-``pchronicle_datasets.spark.read`` (which uses this source for each step, with the internal options
-``plan`` and ``output=rows|line_counts``).
+``pchronicle_datasets.spark.read`` uses this source for each of its steps, with the internal options ``plan``
+and ``output=rows|line_counts``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,7 +49,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
 from ..formats import format_names
-from .plan import Part, plan_files, range_bytes
+from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files, range_bytes, with_offsets
 from .records import (
     BAD_FIELDS,
     COUNTS_SCHEMA,
@@ -43,6 +57,7 @@ from .records import (
     RECORDS_SCHEMA,
     STORY_SCHEMA,
     counts_table,
+    lines_tables,
     range_tables,
     whole_file_tables,
 )
@@ -60,6 +75,12 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 """The Arrow schema of each ``output``; the Spark schemas are derived from them (``from_arrow_schema``)."""
 
+# The kinds of parts each output reads: the documents are in whole files and in the split parts read in
+# place; pchronicle_datasets.spark.read counts every split part, and reads the rows of ranges to shuffle them.
+_KINDS = {"rows": ("range",), "line_counts": ("range", "lines")}
+_READ_IN_PLACE = ("whole", "lines")
+_QUARANTINE_NAME = re.compile(r"part-\d{5}(-\d{5})?\.jsonl")
+
 
 class _Partition(InputPartition):
     def __init__(self, part: dict | None) -> None:
@@ -67,7 +88,11 @@ class _Partition(InputPartition):
 
 
 def options_of(options: Any) -> dict[str, Any]:
-    """The source's options, checked: ``ValueError`` naming a wrong one before any task runs."""
+    """The source's options, checked: ``ValueError`` naming a wrong one before any task runs.
+
+    >>> options_of({"splitSize": "1000"})["split_size"], options_of({})["split_size"] == DEFAULT_SPLIT_SIZE
+    (1000, True)
+    """
     opts = {k.lower(): v for k, v in dict(options).items()}
     fmt = opts.get("format", "auto")
     if fmt != "auto" and fmt not in format_names():
@@ -83,7 +108,10 @@ def options_of(options: Any) -> dict[str, Any]:
             "on_bad_records='skip' needs a quarantine folder (option 'quarantine'), else the bad records are "
             "lost; or read them with option('output', 'bad_records'), or use pchronicle_datasets.spark.read"
         )
-    return {**opts, "format": fmt, "on_bad_records": policy, "output": output}
+    split = str(opts.get("splitsize", opts.get("split_size", DEFAULT_SPLIT_SIZE))).strip()
+    if not (split.isascii() and split.isdigit()) or int(split) < 1:
+        raise ValueError(f"splitSize must be a positive whole number of bytes, got {split!r}")
+    return {**opts, "format": fmt, "on_bad_records": policy, "output": output, "split_size": int(split)}
 
 
 class PchronicleSource(DataSource):
@@ -113,13 +141,20 @@ class _Reader(DataSourceReader):
             paths = [self.options["path"]]
         else:
             raise ValueError("name the files: load(path), or option('paths', <JSON list>)")
-        # Without the splitting pipeline every file is one task (a split size no file reaches).
-        return plan_files(paths, self.options["format"], split_size=1 << 62, base=self.options.get("base"))
+        parts = plan_files(
+            paths, self.options["format"], split_size=self.options["split_size"], base=self.options.get("base"),
+            regroup=False,
+        )  # fmt: skip
+        # The counting pass, here: a Data Source runs one job, so the parts learn their first line from a read
+        # of each split file's bytes at planning (pchronicle_datasets.spark.read counts in a job of its own).
+        return with_offsets(parts, count_parts(parts))
 
     def partitions(self) -> list[InputPartition]:
-        kind = "range" if self.options["output"] in ("rows", "line_counts") else "whole"
-        parts = [_Partition(p.to_json()) for p in self._parts() if p.kind == kind]
-        return parts or [_Partition(None)]  # Spark wants a partition; this one reads nothing
+        kinds = _KINDS.get(self.options["output"], _READ_IN_PLACE)
+        parts = [p for p in self._parts() if p.kind in kinds]
+        if self.options["output"] == "documents" and self.options.get("quarantine"):
+            _remove_stale_quarantine(self.options["quarantine"], {_quarantine_name(p) for p in parts})
+        return [_Partition(p.to_json()) for p in parts] or [_Partition(None)]  # Spark wants one; it reads nothing
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if partition.value is None:
@@ -129,18 +164,24 @@ class _Reader(DataSourceReader):
         if part.kind == "range":
             data = range_bytes(part)
             tables = [counts_table(part, data)] if output == "line_counts" else range_tables(part, policy, data)
+        elif part.kind == "lines" and output == "line_counts":
+            tables = [counts_table(part, range_bytes(part))]
+        elif part.kind == "lines":
+            offset, data = line_range(part)
+            tables = self._documents(part, lines_tables(part, policy, offset, data))
         else:
             with fsspec.open(part.path, "rb") as f:
                 data = f.read()
-            tables = self._whole(part, data)
+            tables = self._documents(part, whole_file_tables(part, self.options["format"], policy, data))
         for table in tables:
             yield from table.to_batches()
 
-    def _whole(self, part: Part, data: bytes) -> Iterator[pa.Table]:
-        output, policy = self.options["output"], self.options["on_bad_records"]
+    def _documents(self, part: Part, records: Iterator[pa.Table]) -> Iterator[pa.Table]:
+        """The ``output`` of one partition's records; its bad records quarantined when that is asked."""
+        output = self.options["output"]
         quarantine = self.options.get("quarantine")
         bad: list[dict] = []
-        for table in whole_file_tables(part, self.options["format"], policy, data):
+        for table in records:
             if output == "records":
                 yield table
                 continue
@@ -151,13 +192,29 @@ class _Reader(DataSourceReader):
             bad.extend(table.column("_bad").filter(is_bad).to_pylist())
             yield table.filter(pc.invert(is_bad)).select(STORY_SCHEMA.names)
         if output == "documents" and quarantine:
-            _write_quarantine(quarantine, part.order, bad)
+            _write_quarantine(quarantine, _quarantine_name(part), bad)
 
 
-def _write_quarantine(folder: str, order: int, entries: list[dict]) -> None:
-    """One file per input file, written whole: a retried task rewrites it instead of appending twice."""
+def _quarantine_name(part: Part) -> str:
+    return f"part-{part.order:05d}.jsonl" if part.kind == "whole" else f"part-{part.order:05d}-{part.index:05d}.jsonl"
+
+
+def _remove_stale_quarantine(folder: str, names: set[str]) -> None:
+    """Remove the quarantine files of an earlier read that this one will not rewrite (a file split another
+    way, fewer inputs), so that the folder holds this read's bad records only."""
     fs, root = fsspec.core.url_to_fs(folder)
-    path = f"{root.rstrip('/')}/part-{order:05d}.jsonl"
+    if not fs.isdir(root):
+        return
+    for path in fs.ls(root, detail=False):
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        if _QUARANTINE_NAME.fullmatch(name) and name not in names:
+            fs.rm(path)
+
+
+def _write_quarantine(folder: str, name: str, entries: list[dict]) -> None:
+    """One file per partition, written whole: a retried task rewrites it instead of appending twice."""
+    fs, root = fsspec.core.url_to_fs(folder)
+    path = f"{root.rstrip('/')}/{name}"
     if not entries:
         if fs.exists(path):
             fs.rm(path)  # from an earlier run over the same folder
