@@ -50,12 +50,32 @@ class _MapCall:
 _CALLS: dict[int, _MapCall] = {}
 
 
+# Where the last map call's frame was: (its depth below ``_map_frame``, its id). Within a map call the map
+# function is called from the same place every time, so one frame lookup at that depth finds it again instead
+# of a walk up the stack per example. The id only, never the frame: holding the frame would hold the shard
+# whose release ends the call.
+_LAST = [0, 0]
+
+
+def _is_map_single(frame: FrameType) -> bool:
+    return frame.f_code.co_name == "_map_single" and frame.f_globals.get("__name__") == "datasets.arrow_dataset"
+
+
 def _map_frame() -> FrameType | None:
-    frame = sys._getframe(3)  # note ← the map function ← … : the callers of the map function
-    for _ in range(_SEARCH_DEPTH):
+    depth, key = _LAST
+    if depth:
+        try:
+            frame = sys._getframe(depth)
+        except ValueError:  # the stack is shallower than that
+            frame = None
+        if frame is not None and id(frame) == key and _is_map_single(frame):
+            return frame
+    frame = sys._getframe(3)  # _map_frame ← _current_call ← note ← the map function ← … : its callers
+    for depth in range(3, 3 + _SEARCH_DEPTH):
         if frame is None:
             return None
-        if frame.f_code.co_name == "_map_single" and frame.f_globals.get("__name__") == "datasets.arrow_dataset":
+        if _is_map_single(frame):
+            _LAST[:] = depth, id(frame)
             return frame
         frame = frame.f_back
     return None
