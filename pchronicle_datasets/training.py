@@ -89,7 +89,7 @@ def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dic
         elif example.get("meta") is not None and "source_call_ids" in example["meta"]:
             view.update(decode_columns(example, ("meta",)))
         counts = example.get("unknown_key_counts")
-        if isinstance(counts, str) and any(f'{p}"' in counts for p in ("messages/*", "conversations/*", '"/*')):
+        if isinstance(counts, str) and any(needle in counts for needle in _WHOLE_MESSAGE_NEEDLES):
             _count_residual_turns(decode_columns(example, ("unknown_key_counts",)).get("unknown_key_counts"))
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
         raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}", pointer=locate_bad_row(example)) from None
@@ -110,6 +110,11 @@ _WHOLE_MESSAGES = {
     "chat": ("/messages/*", "/conversations/*", "/*"),
     "sharegpt": ("/conversations/*", "/*"),
 }
+
+
+# The JSON text of key counts that may hold one of ``_WHOLE_MESSAGES`` ends a key with one of these: a row's
+# counts are decoded only then.
+_WHOLE_MESSAGE_NEEDLES = ('messages/*"', 'conversations/*"', '"/*"')
 
 
 def _count_residual_turns(counts: Any) -> None:
