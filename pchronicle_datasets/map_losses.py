@@ -74,7 +74,7 @@ def _map_frame() -> FrameType | None:
     for depth in range(3, 3 + _SEARCH_DEPTH):
         if frame is None:
             return None
-        if _is_map_single(frame):
+        if frame.f_code.co_name == "_map_single" and _is_map_single(frame):
             _LAST[:] = depth, id(frame)
             return frame
         frame = frame.f_back

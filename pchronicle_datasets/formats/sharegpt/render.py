@@ -240,12 +240,25 @@ def _reference_loads(text: str) -> Any:
 
 
 def tool_value(results: list[tuple[str, str, Any]]) -> str:
-    """The tool turn: one ``<tool_response>`` per ``(tool_call_id, name, content)``, joined by newlines."""
-    # jdumps({"tool_call_id": …, "name": …, "content": …}), spelled out: the same bytes without a dict per result.
+    """The tool turn: one ``<tool_response>`` per ``(tool_call_id, name, content)`` (id and name strings), joined
+    by newlines.
+
+    >>> print(tool_value([("c1", "ls", "a.txt"), ("", "cat", '{"size": 3}')]))
+    <tool_response>
+    {"tool_call_id": "c1", "name": "ls", "content": "a.txt"}
+    </tool_response>
+    <tool_response>
+    {"tool_call_id": "", "name": "cat", "content": {"size": 3}}
+    </tool_response>
+    """
+    # jdumps({"tool_call_id": …, "name": …, "content": …}), spelled out: the same bytes without a dict per result
+    # (the id and the name are strings: encode_basestring is what jdumps writes them with).
     return "\n".join(
-        f'<tool_response>\n{{"tool_call_id": {jdumps(cid)}, "name": {jdumps(name)}, '
-        f'"content": {jdumps(response_content(content))}}}\n</tool_response>'
-        for cid, name, content in results
+        [
+            f'<tool_response>\n{{"tool_call_id": {encode_basestring(cid)}, "name": {encode_basestring(name)}, '
+            f'"content": {jdumps(response_content(content))}}}\n</tool_response>'
+            for cid, name, content in results
+        ]
     )
 
 
