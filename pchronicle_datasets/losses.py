@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from .errors import FormatError
 
@@ -31,6 +32,7 @@ __all__ = [
     "LossReport",
     "active_report",
     "collect_losses",
+    "collected",
     "describe",
     "for_document",
     "ignore_losses",
@@ -38,6 +40,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("pchronicle_datasets.losses")
+T = TypeVar("T")
 
 #: What each kind of loss means, and what to do about it, for reports and docs (docs/training.md).
 KINDS = {
@@ -75,6 +78,23 @@ def describe(kind: str) -> str:
     return f"{what} ({field.strip()})" if field and base in KINDS else what
 
 
+# This process's id, kept current in forked children (where a process can fork: elsewhere it never changes):
+# os.getpid() is a system call, and the map functions ask for it on every example.
+_PID = [os.getpid()]
+
+
+def _reset_pid() -> None:
+    _PID[0] = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_pid)
+
+
+def _current_pid() -> int:
+    return _PID[0]
+
+
 @dataclass
 class LossReport:
     """Counts of lossy writes by kind, with the pointer (and the document, when known) of the first of each.
@@ -92,7 +112,7 @@ class LossReport:
     first_document: dict[str, str] = field(default_factory=dict)
     #: the process that made the report: a worker forked by ``ds.map(num_proc=…)`` inherits the caller's
     #: collector, whose counts it could never send back, so there it is not the active one (``active_report``).
-    pid: int = field(default_factory=os.getpid)
+    pid: int = field(default_factory=_current_pid)
 
     def add(self, kind: str, pointer: str = "", document: str = "", count: int = 1) -> None:
         self.counts[kind] += count
@@ -170,7 +190,7 @@ def for_document(name: str) -> Iterator[None]:
 def active_report() -> LossReport | None:
     """The report of the innermost ``collect_losses()`` of this process, or None."""
     report = _ACTIVE.get()
-    return report if report is not None and report.pid == os.getpid() else None
+    return report if report is not None and report.pid == _current_pid() else None
 
 
 @contextmanager
@@ -186,6 +206,23 @@ def collect_losses(*, propagate: bool = True) -> Iterator[LossReport]:
         _ACTIVE.reset(token)
         if outer is not None:
             outer.update(report)
+
+
+def collected(fn: Callable[..., T], *args: Any) -> tuple[T, LossReport]:
+    """``fn(*args)`` and the losses it reported, which are not counted by an outer ``collect_losses()``: the
+    caller passes them on (a map function calls this once per example, where a ``with`` block costs as much as
+    converting a short example).
+
+    >>> value, report = collected(report_loss, "content_flattened")
+    >>> value, report.counts["content_flattened"]
+    (None, 1)
+    """
+    report = LossReport()
+    token = _ACTIVE.set(report)
+    try:
+        return fn(*args), report
+    finally:
+        _ACTIVE.reset(token)
 
 
 @contextmanager

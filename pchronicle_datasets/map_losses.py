@@ -65,16 +65,35 @@ _CALL_FRAMES = {
     ("datasets.iterable_dataset", "_iter_arrow"): ("iterator", "IterableDataset.map"),
 }
 
+# Where the last map call's frame was: (its depth below ``_map_frame``, its id, its kind). Within a map call the
+# map function is called from the same place every time, so one frame lookup at that depth finds it again
+# instead of a walk up the stack per example. The id only, never the frame: holding the frame would hold the
+# anchor whose release ends the call.
+_LAST: list = [0, 0, None]
+
+
+def _call_kind(frame: FrameType) -> tuple[str, str] | None:
+    return _CALL_FRAMES.get((frame.f_globals.get("__name__"), frame.f_code.co_name))
+
 
 def _map_frame() -> tuple[FrameType, str, str] | None:
     """The frame of the map call running the map function, the name of its anchor local and the call's label."""
-    frame = sys._getframe(3)  # note ← the map function ← … : the callers of the map function
-    for _ in range(_SEARCH_DEPTH):
+    depth, key, kind = _LAST
+    if depth:
+        try:
+            frame = sys._getframe(depth)
+        except ValueError:  # the stack is shallower than that
+            frame = None
+        if frame is not None and id(frame) == key and _call_kind(frame) is kind:
+            return frame, *kind
+    frame = sys._getframe(3)  # _map_frame ← _current_call ← note ← the map function ← … : its callers
+    for depth in range(3, 3 + _SEARCH_DEPTH):
         if frame is None:
             return None
-        found = _CALL_FRAMES.get((frame.f_globals.get("__name__"), frame.f_code.co_name))
-        if found is not None:
-            return frame, *found
+        kind = _call_kind(frame)
+        if kind is not None:
+            _LAST[:] = depth, id(frame), kind
+            return frame, *kind
         frame = frame.f_back
     return None
 

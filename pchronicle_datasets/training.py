@@ -25,7 +25,7 @@ from .features import decode_columns, is_row, locate_bad_row, row_to_story, trai
 from .formats.chat.render import render_messages
 from .formats.sharegpt import NAME as SHAREGPT
 from .formats.sharegpt import conversation, source_conversation
-from .losses import LossReport, collect_losses
+from .losses import LossReport, collected
 from .map_losses import note
 from .output_features import encode_messages
 from .schema import SCHEMA_VERSION, validate
@@ -104,8 +104,7 @@ def _session(example: Mapping[str, Any]) -> str:
 
 def _one(example: Mapping[str, Any], convert: Callable, strict: bool) -> tuple[dict[str, Any], LossReport]:
     """One example converted, with the losses of its conversion; ``strict``: the first loss raises."""
-    with collect_losses(propagate=False) as report:
-        out = _convert(example, convert)
+    out, report = collected(_convert, example, convert)
     if strict:
         report.raise_first(document_id=_session(example) or None)
     return out, report

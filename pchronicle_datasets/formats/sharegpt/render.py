@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import functools
 import json
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 import orjson
 
+from ...jsonio import may_hold_big_int
 from ...linking import place_results, shown_call_ids
-from ...losses import ignore_losses, report_loss
+from ...losses import report_loss
 
 __all__ = [
     "SYSTEM_TEMPLATE",
@@ -53,12 +55,28 @@ SYSTEM_TEMPLATE = (
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps builds one per call otherwise
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+# ``json.dumps`` (and ``JSONEncoder.encode``) build a C encoder per call, which costs twice the encoding of a
+# small value; this one is made once with the same settings (ensure_ascii=False, ", " and ": ", NaN allowed,
+# keys unsorted), minus the circular-reference check: every value here is JSON from a document or a row.
+_C_ENCODER = (
+    c_make_encoder(None, _ENCODER.default, encode_basestring, None, ": ", ", ", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
 
 
 def jdumps(value: Any) -> str:
-    """JSON as the reference writes it: ``json.dumps(…, ensure_ascii=False)`` with default separators."""
-    return _ENCODER.encode(value)
+    """JSON as the reference writes it: ``json.dumps(…, ensure_ascii=False)`` with default separators.
+
+    >>> jdumps({"name": "ls", "arguments": {"path": "é", "n": 1.0, "big": 2**70}})
+    '{"name": "ls", "arguments": {"path": "é", "n": 1.0, "big": 1180591620717411303424}}'
+    """
+    if type(value) is str:
+        return encode_basestring(value)
+    if _C_ENCODER is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODER(value, 0))
 
 
 def text_of(value: Any) -> str:
@@ -93,35 +111,42 @@ def tool_schema(tool: Any) -> dict[str, Any] | None:
 
 def system_prompt(tools: Any) -> str:
     """The seed's function-calling system prompt for these tool definitions."""
+    return _tools_prompt(tools)[0]
+
+
+def _tools_prompt(tools: Any) -> tuple[str, tuple[int, ...]]:
+    """``system_prompt(tools)`` and the indexes of the entries it leaves out (not function schemas)."""
     if not tools:
-        return _system_prompt(b"[]")
+        return _cached_tools_prompt(b"[]")
     try:
         key = orjson.dumps(tools)
     except (TypeError, orjson.JSONEncodeError):
-        return _build_system_prompt(tools)
-    return _system_prompt(key)
+        return _build_tools_prompt(tools)
+    return _cached_tools_prompt(key)
 
 
 @functools.lru_cache(maxsize=256)
-def _system_prompt(tools_json: bytes) -> str:
+def _cached_tools_prompt(tools_json: bytes) -> tuple[str, tuple[int, ...]]:
     # A corpus has few tool sets: the prompt is built once per set (a json.dumps of every schema).
-    return _build_system_prompt(orjson.loads(tools_json))
+    return _build_tools_prompt(orjson.loads(tools_json))
 
 
-def _build_system_prompt(tools: Any) -> str:
-    formatted = []
-    for tool in tools if isinstance(tools, list) else []:
+def _build_tools_prompt(tools: Any) -> tuple[str, tuple[int, ...]]:
+    formatted, dropped = [], []
+    for k, tool in enumerate(tools if isinstance(tools, list) else []):
         fn = tool_schema(tool)
-        if fn is not None:
-            formatted.append(
-                {
-                    "name": fn["name"],
-                    "description": fn.get("description", ""),
-                    "parameters": fn.get("parameters", {}),
-                    "required": None,
-                }
-            )
-    return SYSTEM_TEMPLATE.format(tools=jdumps(formatted) if formatted else "[]")
+        if fn is None:
+            dropped.append(k)
+            continue
+        formatted.append(
+            {
+                "name": fn["name"],
+                "description": fn.get("description", ""),
+                "parameters": fn.get("parameters", {}),
+                "required": None,
+            }
+        )
+    return SYSTEM_TEMPLATE.format(tools=jdumps(formatted) if formatted else "[]"), tuple(dropped)
 
 
 def _scratchpad_to_think(text: str) -> str:
@@ -138,21 +163,41 @@ def written_arguments(args: Any, *, keep_invalid: bool, pointer: str = "") -> An
     return args
 
 
+def _turn_arguments(calls: list[dict[str, Any]], t: int, keep_invalid: bool) -> list[Any]:
+    """``written_arguments`` of the calls of turn ``t``, each loss counted with its pointer (made only for a
+    string: nothing else is rewritten)."""
+    return [
+        written_arguments(args, keep_invalid=keep_invalid, pointer=f"/turns/{t}/tool_calls/{c}/args")
+        if isinstance(args := call.get("args"), str)
+        else args
+        for c, call in enumerate(calls)
+    ]
+
+
 def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_args: bool = False) -> str:
-    """A gpt turn's value, byte for byte as the reference converter writes it."""
+    """A gpt turn's value, byte for byte as the reference converter writes it.
+
+    >>> gpt_value({"src": "agent", "msg": "ok", "reason": "why", "tool_calls": [{"tcid": "c", "fn": "ls", "args": {}}]})
+    '<think>\\nwhy\\n</think>\\nok\\n<tool_call>\\n{"name": "ls", "arguments": {}}\\n</tool_call>'
+    """
+    arguments = [
+        written_arguments(call.get("args"), keep_invalid=keep_invalid_args) for call in turn.get("tool_calls") or ()
+    ]
+    return _gpt_text(turn, arguments, empty_think)
+
+
+def _gpt_text(turn: dict[str, Any], arguments: list[Any], empty_think: bool) -> str:
+    """``gpt_value`` with the arguments already written (``written_arguments``, which counts their losses)."""
     reason = turn.get("reason")
     content = f"<think>\n{reason}\n</think>\n" if isinstance(reason, str) and reason.strip() else ""
     msg = text_of(turn.get("msg"))
-    calls = turn.get("tool_calls") or []
+    calls = turn.get("tool_calls")
     if calls:
         if msg.strip():
             content += _scratchpad_to_think(msg) + "\n"
-        for call in calls:
-            payload = {
-                "name": call["fn"],
-                "arguments": written_arguments(call.get("args"), keep_invalid=keep_invalid_args),
-            }
-            content += f"<tool_call>\n{jdumps(payload)}\n</tool_call>\n"
+        for call, args in zip(calls, arguments, strict=True):
+            # jdumps({"name": …, "arguments": …}), spelled out: the same bytes without a dict per call.
+            content += f'<tool_call>\n{{"name": {jdumps(call["fn"])}, "arguments": {jdumps(args)}}}\n</tool_call>\n'
         if empty_think and "<think>" not in content:
             content = "<think>\n</think>\n" + content
         return content.rstrip()
@@ -163,21 +208,57 @@ def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_ar
 
 
 def response_content(content: Any) -> Any:
-    """Tool output as the reference puts it in ``content``: parsed when its stripped text starts with { or [."""
+    """Tool output as the reference puts it in ``content``: parsed (by Python's ``json``, as the reference does)
+    when its stripped text starts with { or [, else the text.
+
+    >>> response_content('{"n": 1.0, "big": 18446744073709551616}'), response_content("[not json")
+    ({'n': 1.0, 'big': 18446744073709551616}, '[not json')
+    """
     if isinstance(content, str) and content.strip().startswith(("{", "[")):
         try:
-            return json.loads(content)
+            return _reference_loads(content)
         except (ValueError, RecursionError):
             return content
     return content
 
 
+# orjson gives the same value as json.loads for every text it accepts, except integers beyond 64 bits (which
+# it reads as floats: ``may_hold_big_int`` finds them) and nesting deeper than json's recursion limit (which
+# json refuses: a text of fewer than 800 characters cannot nest 400 deep). Everything orjson refuses
+# (NaN, Infinity, 1e400, lone surrogates…) goes to json.loads, which decides.
+_ORJSON_SAFE_LENGTH = 2 * 400
+
+
+def _reference_loads(text: str) -> Any:
+    """``json.loads(text)``, by orjson where that gives the same value (four times faster)."""
+    if len(text) < _ORJSON_SAFE_LENGTH and not may_hold_big_int(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
 def tool_value(results: list[tuple[str, str, Any]]) -> str:
-    """The tool turn: one ``<tool_response>`` per ``(tool_call_id, name, content)``, joined by newlines."""
+    """The tool turn: one ``<tool_response>`` per ``(tool_call_id, name, content)`` (id and name strings), joined
+    by newlines.
+
+    >>> print(tool_value([("c1", "ls", "a.txt"), ("", "cat", '{"size": 3}')]))
+    <tool_response>
+    {"tool_call_id": "c1", "name": "ls", "content": "a.txt"}
+    </tool_response>
+    <tool_response>
+    {"tool_call_id": "", "name": "cat", "content": {"size": 3}}
+    </tool_response>
+    """
+    # jdumps({"tool_call_id": …, "name": …, "content": …}), spelled out: the same bytes without a dict per result
+    # (the id and the name are strings: encode_basestring is what jdumps writes them with).
     return "\n".join(
-        f"<tool_response>\n{jdumps({'tool_call_id': cid, 'name': name, 'content': response_content(content)})}"
-        "\n</tool_response>"
-        for cid, name, content in results
+        [
+            f'<tool_response>\n{{"tool_call_id": {encode_basestring(cid)}, "name": {encode_basestring(name)}, '
+            f'"content": {jdumps(response_content(content))}}}\n</tool_response>'
+            for cid, name, content in results
+        ]
     )
 
 
@@ -200,6 +281,12 @@ def message_text(value: Any, pointer: str) -> str:
     if flattened(value):
         report_loss("content_flattened", pointer=pointer)
     return text_of(value)
+
+
+def _text(value: Any, t: int, where: str) -> str:
+    """``message_text`` of a value of turn ``t`` (``where``: its path in the turn), the pointer made only for a
+    value that is not a string already."""
+    return value if type(value) is str else message_text(value, f"/turns/{t}/{where}")
 
 
 def conversation(
@@ -230,12 +317,6 @@ def conversation(
     )
 
 
-def _checked_tools(tools: Any) -> None:
-    for k, tool in enumerate(tools if isinstance(tools, list) else []):
-        if tool_schema(tool) is None:
-            report_loss("tool_definition_dropped", pointer=f"/agent/tools/{k}")
-
-
 def elements(
     story: dict[str, Any],
     *,
@@ -252,51 +333,51 @@ def elements(
     written as a ``tool`` element)."""
     out: list[dict[str, str]] = []
     if generated:
-        tools = story["agent"].get("tools")
-        _checked_tools(tools)
-        out.append({"from": "system", "value": system_prompt(tools)})
-    loose_as_user = loose
+        prompt, dropped = _tools_prompt(story["agent"].get("tools"))
+        for k in dropped:
+            report_loss("tool_definition_dropped", pointer=f"/agent/tools/{k}")
+        out.append({"from": "system", "value": prompt})
     placed, loose_results = place_results(story)
+    if not loose:
+        loose_results = {}
     shown = shown_call_ids(story)
     leading = True  # still in the document's leading system turns (its system prompt)
+    # Pointers are made only for a loss (``_text``): this loop runs for every turn of every example.
     for t, turn in enumerate(story["turns"]):
         src = turn["src"]
         leading = leading and src == "system"
         if drop_copied and turn.get("copied"):
             continue
-        ptr = f"/turns/{t}"
-        if src != "agent" and isinstance(turn.get("reason"), str) and turn["reason"]:
-            report_loss("reasoning_dropped", pointer=f"{ptr}/reason")
-        if src != "agent" and turn.get("tool_calls"):
-            report_loss("tool_calls_dropped", pointer=f"{ptr}/tool_calls")
-        if src == "user":
-            out.append({"from": "human", "value": message_text(turn["msg"], f"{ptr}/msg")})
-        elif src == "agent":
-            if flattened(turn.get("msg")):
-                report_loss("content_flattened", pointer=f"{ptr}/msg")
-            for c, call in enumerate(turn.get("tool_calls") or []):
-                written_arguments(
-                    call.get("args"), keep_invalid=keep_invalid_args, pointer=f"{ptr}/tool_calls/{c}/args"
-                )
-            with ignore_losses():  # counted just above, once per value
-                value = gpt_value(turn, empty_think=empty_think, keep_invalid_args=keep_invalid_args)
-            out.append({"from": "gpt", "value": value})
-            if turn.get("tool_calls") and placed.get(t):
+        if src == "agent":
+            msg = turn.get("msg")
+            if type(msg) is not str and flattened(msg):
+                report_loss("content_flattened", pointer=f"/turns/{t}/msg")
+            calls = turn.get("tool_calls")
+            arguments = _turn_arguments(calls, t, keep_invalid_args) if calls else []
+            out.append({"from": "gpt", "value": _gpt_text(turn, arguments, empty_think)})
+            if calls and t in placed:
                 out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
-        elif src == "system" and leading and not inline_system:
-            pass  # the seed's rule: the system message is generated at save time, not taken from the dialogue
-        elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
-            out.append({"from": "tool", "value": message_text(turn["msg"], f"{ptr}/msg")})
         else:
-            if src not in ("system", "developer"):
-                report_loss("source_renamed", pointer=f"{ptr}/src")
-            out.append({"from": "system", "value": message_text(turn["msg"], f"{ptr}/msg")})
-        if src != "agent" and placed.get(t):
-            report_loss("results_dropped", pointer=f"{ptr}/observation")
-        for k, content in loose_results.get(t, ()) if loose_as_user else ():
+            if isinstance(turn.get("reason"), str) and turn["reason"]:
+                report_loss("reasoning_dropped", pointer=f"/turns/{t}/reason")
+            if turn.get("tool_calls"):
+                report_loss("tool_calls_dropped", pointer=f"/turns/{t}/tool_calls")
+            if src == "user":
+                out.append({"from": "human", "value": _text(turn["msg"], t, "msg")})
+            elif src == "system" and leading and not inline_system:
+                pass  # the seed's rule: the system message is generated at save time, not taken from the dialogue
+            elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
+                out.append({"from": "tool", "value": _text(turn["msg"], t, "msg")})
+            else:
+                if src not in ("system", "developer"):
+                    report_loss("source_renamed", pointer=f"/turns/{t}/src")
+                out.append({"from": "system", "value": _text(turn["msg"], t, "msg")})
+            if t in placed:
+                report_loss("results_dropped", pointer=f"/turns/{t}/observation")
+        for k, content in loose_results.get(t, ()) if loose_results else ():
             if content is None or content == "":  # nothing to show (a subagent reference, say)
                 if content is None:
-                    report_loss("result_without_content", pointer=f"{ptr}/observation/results/{k}")
+                    report_loss("result_without_content", pointer=f"/turns/{t}/observation/results/{k}")
                 continue
-            out.append({"from": "human", "value": message_text(content, f"{ptr}/observation/results/{k}")})
+            out.append({"from": "human", "value": _text(content, t, f"observation/results/{k}")})
     return out
