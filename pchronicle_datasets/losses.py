@@ -57,6 +57,10 @@ KINDS = {
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "not in chat": "a Storyline field a chat record has no key for, left out",
     "text in chat": "a Storyline value a chat record holds only as text",
+    "not in openai-msg": "a Storyline value no openai-msg row has a place for (or that its reader does not give "
+    "back there), left out",
+    "json in openai-msg": "a Storyline string that spells JSON content parts, which the openai-msg reader takes "
+    "for those parts",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
