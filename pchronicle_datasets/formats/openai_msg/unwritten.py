@@ -161,7 +161,8 @@ def _root(story: dict[str, Any], last: dict[str, Any]) -> Iterator[tuple[str, st
     for key in story:
         if key in _ROOT_HELD:
             continue
-        if key == "final_metrics" and same_json(story[key], _written_metrics(last) or None):
+        written = _written_metrics(last)
+        if key == "final_metrics" and written and same_json(story[key], written):
             continue  # the reader makes the last output's metrics the document's final metrics
         yield f"{_NOT_IN}: /{key}", join("", key)
 
@@ -193,7 +194,7 @@ def _turn(turn: dict[str, Any], place: _Place, base: str) -> Iterator[tuple[str,
             continue
         if key == "msg":
             yield f"json in {NAME}: /turns/*/msg", f"{base}/msg"
-        elif key == "metrics" and output and isinstance(value, dict):
+        elif key == "metrics" and output and isinstance(value, dict) and value:
             for name in value:
                 if name not in _WRITTEN_METRICS:
                     yield f"{_NOT_IN}: /turns/*/metrics/*", join(f"{base}/metrics", name)
@@ -218,7 +219,7 @@ def _held(turn: dict[str, Any], place: _Place, key: str, value: Any) -> bool:
     if key == "reason":
         return turn["src"] == "agent" and not turn.get("copied")
     if key == "tool_calls":
-        return turn["src"] == "agent" or value == []
+        return turn["src"] == "agent" and bool(value)  # an empty list is written as no tool_calls key
     if key == "observation":
         return True  # its results one by one: _observation
     if key == "ts":  # the row's created_at, which the reader gives its output and request turns
@@ -226,7 +227,7 @@ def _held(turn: dict[str, Any], place: _Place, key: str, value: Any) -> bool:
     if key == "model":
         return output and bool(value)
     if key == "metrics":
-        return output and isinstance(value, dict) and value.keys() <= _WRITTEN_METRICS
+        return output and isinstance(value, dict) and bool(value) and value.keys() <= _WRITTEN_METRICS
     if key in _METRIC_FIELDS:
         metric = turn.get("metrics", {}).get(_METRIC_FIELDS[key]) if isinstance(turn.get("metrics"), dict) else None
         return output and type(metric) is int and metric == value
@@ -268,13 +269,13 @@ def _observation(turn: dict[str, Any], t: int, written: set, *, after: bool) -> 
     if "observation" not in turn:
         return
     obs, base = turn["observation"], f"/turns/{t}/observation"
-    if not isinstance(obs, dict):
+    if not isinstance(obs, dict) or not obs:  # only results are written, as tool messages
         yield f"{_NOT_IN}: /turns/*/observation", base
         return
     for key in obs:
         if key != "results":
             yield f"{_NOT_IN}: /turns/*/observation/{key}", join(base, key)
-    if "results" in obs and not isinstance(obs["results"], list):
+    if "results" in obs and (not isinstance(obs["results"], list) or not obs["results"]):
         yield f"{_NOT_IN}: /turns/*/observation/results", f"{base}/results"
         return
     own = {c["tcid"] for c in turn.get("tool_calls") or ()} if after else set()
