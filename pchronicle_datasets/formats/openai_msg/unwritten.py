@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...linking import observation_results
-from ...losses import report_loss
+from ...losses import report_listed
 from ...pointer import join
 from .tables import CONTEXT_KIND, ENV_STATE_METRICS, NAME, ROW_METRICS, empty, restore_content, same_json, valid_output
 from .turns import marker_calls
@@ -110,12 +110,7 @@ def report_unwritten(stories: Iterable[dict[str, Any]]) -> None:
     >>> report.summary()
     '1 kind of loss: not in openai-msg: /turns/*/ts 2 (first at /turns/0/ts)'
     """
-    counts: dict[str, list] = {}
-    for story in stories:
-        for kind, pointer in unwritten(story):
-            counts.setdefault(kind, [pointer, story["session"], 0])[2] += 1
-    for kind, (first, session, n) in counts.items():
-        report_loss(kind, pointer=first, count=n, detail=f"first in session {session!r}")
+    report_listed(stories, unwritten)
 
 
 def _places(turns: list[dict[str, Any]]) -> list[_Place | None] | None:
