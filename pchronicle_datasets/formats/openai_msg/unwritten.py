@@ -218,7 +218,7 @@ def _held(turn: dict[str, Any], place: _Place, key: str, value: Any) -> bool:
     if key == "observation":
         return True  # its results one by one: _observation
     if key == "ts":  # the row's created_at, which the reader gives its output and request turns
-        return output or (place.where == "request" and value == place.ts)
+        return output or (place.where == "request" and same_json(value, place.ts))
     if key == "model":
         return output and bool(value)
     if key == "metrics":
@@ -232,9 +232,9 @@ def _held(turn: dict[str, Any], place: _Place, key: str, value: Any) -> bool:
 
 
 def _written_results(turns: list[dict[str, Any]], places: list[_Place | None], last: int) -> set[tuple[int, int]]:
-    """``(turn, result)`` of each observation result the rows hold or that is counted already, as
-    ``synthesize`` writes them: a result answering a call of its turn or an earlier one, the first answer to it;
-    the results of the last output's own calls follow it in no row (a ``turns_after_last_output`` loss)."""
+    """``(turn, result)`` of each observation result the rows hold as a tool message, as ``synthesize`` writes
+    them: a result answering a call of its turn or an earlier one, the first answer to it. The results of the
+    last output's own calls would follow it, in no row (a ``turns_after_last_output`` loss)."""
     calls: set[str] = set()
     answered: set[str] = set()
     written: set[tuple[int, int]] = set()
