@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -36,6 +36,7 @@ __all__ = [
     "describe",
     "for_document",
     "ignore_losses",
+    "report_listed",
     "report_loss",
 ]
 
@@ -58,6 +59,10 @@ KINDS = {
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "not in chat": "a Storyline field a chat record has no key for, left out",
     "text in chat": "a Storyline value a chat record holds only as text",
+    "not in openai-msg": "a Storyline value no openai-msg row has a place for (or that its reader does not give "
+    "back there), left out",
+    "json in openai-msg": "a Storyline string that spells JSON content parts, which the openai-msg reader takes "
+    "for those parts",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
@@ -257,3 +262,24 @@ def report_loss(kind: str, *, pointer: str = "", detail: str = "", count: int = 
     times = f" ({count} values)" if count != 1 else ""
     where = (f" at {pointer}" if pointer else "") + (f" of {document}" if document else "")
     log.warning("lossy write: %s%s%s%s", what, times, where, f" ({detail})" if detail else "")
+
+
+def report_listed(stories: Iterable[dict], listing: Callable[[dict], Iterable[tuple[str, str]]]) -> None:
+    """Count the ``(kind, pointer)`` pairs ``listing(story)`` gives for each document (what a writer's target
+    cannot hold of it): one ``report_loss`` per kind for all of them, so a file of many documents logs one line
+    per kind outside ``collect_losses``, with the first pointer and the session it is in.
+
+    >>> def listing(story):
+    ...     return [("not in chat: /turns/*/ts", f"/turns/{t}/ts") for t, turn in enumerate(story["turns"])]
+    >>> stories = [{"session": s, "turns": [{}, {}]} for s in ("a", "b")]
+    >>> with collect_losses() as report:
+    ...     report_listed(stories, listing)
+    >>> report.summary()
+    '1 kind of loss: not in chat: /turns/*/ts 4 (first at /turns/0/ts)'
+    """
+    counts: dict[str, list] = {}
+    for story in stories:
+        for kind, pointer in listing(story):
+            counts.setdefault(kind, [pointer, story["session"], 0])[2] += 1
+    for kind, (first, session, n) in counts.items():
+        report_loss(kind, pointer=first, count=n, detail=f"first in session {session!r}")

@@ -8,7 +8,7 @@ checks it and makes the format known to every entry point (``load_dataset``, ``"
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -33,6 +33,7 @@ __all__ = [
     "parse_line",
     "parse_source",
     "parsed_lines",
+    "read_records",
 ]
 
 # (index among the non-blank lines, 1-based physical line, byte offset in the stream (-1: not re-readable), raw,
@@ -216,6 +217,46 @@ def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None 
         if lines is None:
             raise
         return False, parsed_lines(data, lines, document_id, scan)
+
+
+def read_records(
+    data: Any,
+    document_id: str | None,
+    each: Callable[[Any, bytes, int, int], Iterable[Record]],
+    whole: Callable[[Any, bytes], Iterable[Record]],
+) -> Iterator[Record]:
+    """The records of a file that is one JSON value or JSON Lines (``parse_file`` on ``as_source(data)``), in
+    file order: the reading loop of every reader, which gives only its own rule. A blank file gives none; a file
+    that is neither is one error record (the whole text); in JSON Lines a line that is not JSON is its own error
+    record and every other line gives ``each(value, raw, line, index)`` (``line`` 1-based physical, ``index``
+    0-based among the non-blank lines); a file that is one value gives ``whole(value, text)``.
+
+    >>> def each(value, raw, line, index):
+    ...     return [Record(line, raw, value=value)]
+    >>> def whole(value, text):
+    ...     return [Record(None, text, value=value)]
+    >>> records = read_records(b'{"n": 1}\\n\\nnot json\\n[2]\\n', "f", each, whole)
+    >>> [(r.line, r.value, r.error is not None) for r in records]
+    [(1, {'n': 1}, False), (3, None, True), (4, [2], False)]
+    >>> [(r.line, r.value) for r in read_records(b'{"n":\\n 1}', "f", each, whole)]
+    [(None, {'n': 1})]
+    """
+    src = as_source(data, document_id)
+    if src.is_blank():
+        return
+    try:
+        is_whole, parsed = parse_file(src, document_id)
+    except FormatError as exc:
+        yield Record(exc.line, src.text, error=exc)
+        return
+    if is_whole:
+        yield from whole(parsed, src.text)
+        return
+    for index, number, raw, value in parsed:
+        if isinstance(value, FormatError):
+            yield Record(number, raw, error=value)
+        else:
+            yield from each(value, raw, number, index)
 
 
 UNPARSED = object()  # the value of a JSON Lines line that parse_source(lazy=True) left for the caller to parse

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import FormatError, PchronicleError
 from ..jsonio import dumps, json_type
 from ..schema import SCHEMA_VERSION, validate
-from .base import Record, as_source, documents, parse_file
+from .base import Record, documents, read_records
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
@@ -35,23 +35,12 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     A file whose whole text is one JSON value is a single document; otherwise it is JSON Lines (see
     ``base.json_lines``; blank lines are skipped). A file that is neither is one error for the whole file.
     """
-    src = as_source(data, document_id)
-    if src.is_blank():
-        return  # an empty file holds no documents
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
-    if whole:
-        yield _record(parsed, src.text, document_id, None)
-        return
-    for _, number, raw, value in parsed:
-        yield (
-            Record(number, raw, error=value)
-            if isinstance(value, FormatError)
-            else _record(value, raw, document_id, number)
-        )
+    return read_records(
+        data,
+        document_id,
+        lambda value, raw, line, _: (_record(value, raw, document_id, line),),
+        lambda value, text: (_record(value, text, document_id, None),),
+    )
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:

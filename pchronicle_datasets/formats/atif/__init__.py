@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, read_records
 from .fields import NAME, SCHEMA
 from .reader import read_trajectory
 from .writer import encode, trajectories, trajectory
@@ -59,22 +59,12 @@ def sniff(sample: Any) -> bool:
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """Every document of an ATIF file, in file order (a trajectory's own, then its subagents'); a
     trajectory that gives none is one error record (its line, its ATIF pointer)."""
-    src = as_source(data, document_id)
-    if src.is_blank():
-        return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
-    if whole:
-        yield from _records(parsed, src.text, document_id, None)
-        return
-    for _, number, raw, value in parsed:
-        if isinstance(value, FormatError):
-            yield Record(number, raw, error=value)
-        else:
-            yield from _records(value, raw, document_id, number)
+    return read_records(
+        data,
+        document_id,
+        lambda value, raw, line, _: _records(value, raw, document_id, line),
+        lambda value, text: _records(value, text, document_id, None),
+    )
 
 
 def _records(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Iterator[Record]:

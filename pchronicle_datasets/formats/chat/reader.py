@@ -18,7 +18,7 @@ from ...errors import FormatError, PchronicleError
 from ...jsonio import dumps, json_type, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, read_records
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
 from .typed_parts import read_parts
@@ -83,27 +83,21 @@ def _is_array_of_records(whole: list) -> bool:
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """One Record per conversation, in file order: JSON Lines (one conversation per line), a JSON array of
     records, one record as the whole file, or a bare array of messages (one conversation)."""
-    src = as_source(data, document_id)
-    if src.is_blank():
-        return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
-    if not whole:
-        for index, number, raw, value in parsed:
-            yield (
-                Record(number, raw, error=value)
-                if isinstance(value, FormatError)
-                else _record(value, raw, document_id, number, index + 1, "")
-            )
-        return
-    if isinstance(parsed, list) and (not parsed or _is_array_of_records(parsed)):
-        for i, value in enumerate(parsed):  # an empty array: no conversations
+    return read_records(
+        data,
+        document_id,
+        lambda value, raw, line, index: (_record(value, raw, document_id, line, index + 1, ""),),
+        lambda value, text: _whole(value, text, document_id),
+    )
+
+
+def _whole(whole: Any, text: bytes, document_id: str | None) -> Iterator[Record]:
+    """The records of a file that is one JSON value: a JSON array of records, else one conversation."""
+    if isinstance(whole, list) and (not whole or _is_array_of_records(whole)):
+        for i, value in enumerate(whole):  # an empty array: no conversations
             yield _record(value, dumps(value), document_id, None, i + 1, f"/{i}")
         return
-    yield _record(parsed, src.text, document_id, None, 1, "")
+    yield _record(whole, text, document_id, None, 1, "")
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, where: str) -> Record:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ...losses import report_loss
+from ...losses import report_listed
 from ...pointer import join
 from ..sharegpt.render import tool_schema
 from .forms import SRC_ROLE
@@ -65,12 +65,7 @@ def report_unwritten(stories: Iterable[dict[str, Any]]) -> None:
     >>> report.summary()
     '1 kind of loss: not in chat: /turns/*/ts 2 (first at /turns/0/ts)'
     """
-    counts: dict[str, list] = {}
-    for story in stories:
-        for kind, pointer in unwritten(story):
-            counts.setdefault(kind, [pointer, story["session"], 0])[2] += 1
-    for kind, (first, session, n) in counts.items():
-        report_loss(kind, pointer=first, count=n, detail=f"first in session {session!r}")
+    report_listed(stories, unwritten)
 
 
 def _agent(agent: dict[str, Any]) -> Iterator[tuple[str, str]]:

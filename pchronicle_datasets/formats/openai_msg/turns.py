@@ -30,7 +30,7 @@ from .tables import valid_output as is_output
 if TYPE_CHECKING:
     from .session import Session, SourceRow
 
-__all__ = ["CTX", "MORE", "REQ", "RESP", "RowRead", "RowTurns"]
+__all__ = ["CTX", "MORE", "REQ", "RESP", "RowRead", "RowTurns", "marker_calls"]
 
 # What each turn of a row is, for the ids the session gives them: RFC-0009's context turns (1..context_count),
 # request and response (by formula from step_id), and the turns of the messages RFC-0009 leaves out (``MORE``:
@@ -403,18 +403,29 @@ class RowTurns:
 
     def _marker_calls(self, content: str) -> list[dict]:
         """Tool calls written as text: ``<tool_call>{json}</tool_call>`` and ``<function=…>`` blocks."""
-        found: list[tuple[str, Any]] = []
-        for _, _, raw in blocks(content, "<tool_call>", "</tool_call>"):
-            block = raw.strip()
-            ok, value = try_loads(block, scan=self.s.scan)
-            if ok and isinstance(value, dict) and nonempty_str(value.get("name")):
-                found.append((value["name"], value.get("arguments", {})))
-        if not found:
-            for name, body in named_blocks(content, "<function=", "</function>", close_optional=True):
-                params = {k: v.strip("\n") for k, v in named_blocks(body, "<parameter=", "</parameter>")}
-                found.append((name, params))
         r = self.src.r
         return [
             {"tcid": self.s.tcid(None, f"call-{r}-content-{c}"), "fn": name, "args": args}
-            for c, (name, args) in enumerate(found)
+            for c, (name, args) in enumerate(marker_calls(content, self.s.scan))
         ]
+
+
+def marker_calls(content: str, scan: bool = True) -> list[tuple[str, Any]]:
+    """``(name, arguments)`` of the tool calls a response's text spells: ``<tool_call>{"name": …}</tool_call>``
+    blocks, else ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` blocks (the closing tag may be
+    missing, as when a stop sequence cut it); the reader derives calls from them when the response has none.
+
+    >>> marker_calls('<tool_call>{"name": "ls", "arguments": {}}</tool_call>'), marker_calls("no calls")
+    ([('ls', {})], [])
+    """
+    found: list[tuple[str, Any]] = []
+    for _, _, raw in blocks(content, "<tool_call>", "</tool_call>"):
+        block = raw.strip()
+        ok, value = try_loads(block, scan=scan)
+        if ok and isinstance(value, dict) and nonempty_str(value.get("name")):
+            found.append((value["name"], value.get("arguments", {})))
+    if not found:
+        for name, body in named_blocks(content, "<function=", "</function>", close_optional=True):
+            params = {k: v.strip("\n") for k, v in named_blocks(body, "<parameter=", "</parameter>")}
+            found.append((name, params))
+    return found

@@ -15,6 +15,7 @@ from .hints import HINTS, check_hints, read_hints
 from .recover import Recover
 from .synthesize import synthesize
 from .tables import NAME
+from .unwritten import report_unwritten
 
 __all__ = ["distinct_sessions", "encode"]
 
@@ -98,6 +99,8 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
             if not synthesized:
                 report_loss("no_agent_turn", pointer="/turns", detail=f"session {story['session']!r}")
             keyed.extend(((1, index, s), row) for s, row in enumerate(synthesized))
+    # What the synthesized rows cannot hold (keys (1, index, step): documents not written from their own rows).
+    report_unwritten(stories[i] for i in sorted({key[1] for key, _ in keyed if key[0] == 1}))
     keyed.sort(key=lambda x: x[0])
     rows_out = [row for _, row in keyed]
     root = _root(roots)

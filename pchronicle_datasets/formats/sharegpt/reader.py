@@ -15,7 +15,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
 from ...pointer import join
 from ...schema import is_time
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, read_records
 from ..markup import blocks, without
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .hints import HINTS, NAME, make_hints
@@ -41,23 +41,16 @@ __all__ = ["decode", "iter_records", "sniff"]
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
     """One Record per JSON Lines record (or per element of a JSON array of records), in file order."""
-    src = as_source(data, document_id)
-    if src.is_blank():
-        return
-    try:
-        is_whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
-    if not is_whole:
-        for index, number, raw, value in parsed:
-            yield (
-                Record(number, raw, error=value)
-                if isinstance(value, FormatError)
-                else _record(value, raw, document_id, number, index + 1)
-            )
-        return
-    whole, data = parsed, src.text
+    return read_records(
+        data,
+        document_id,
+        lambda value, raw, line, index: (_record(value, raw, document_id, line, index + 1),),
+        lambda value, text: _whole(value, text, document_id),
+    )
+
+
+def _whole(whole: Any, data: bytes, document_id: str | None) -> Iterator[Record]:
+    """The records of a file that is one JSON value: a JSON array of records, else one record."""
     if isinstance(whole, list) and _array_of_records(whole, data):
         # A JSON array of records (as LLaMA-Factory ships them): each is a record of its index.
         # Errors name the record by its pointer in the file (/3/conversations/0): a whole file has no record lines.
