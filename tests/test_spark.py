@@ -184,7 +184,7 @@ def test_gzip_files_are_one_partition(tmp_path, big_capture):
 
 DATA = ROOT / "tests" / "data"
 # Formats whose records are one per line: a big file is split into parts, each read in place (plan "lines").
-LINE_FORMATS = ("storyline", "chat", "atif")
+LINE_FORMATS = ("storyline", "chat", "atif", "sharegpt")
 
 
 def _line_records(fmt: str) -> list[bytes]:
@@ -193,6 +193,12 @@ def _line_records(fmt: str) -> list[bytes]:
         return [x for x in (SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl").read_bytes().splitlines() if x]
     if fmt == "atif":
         return [orjson.dumps(orjson.loads(f.read_bytes())) for f in sorted((DATA / "atif").glob("*.trajectory.json"))]
+    if fmt == "sharegpt":  # records are named by their place in the file (t.jsonl#n): real agents' records
+        files = [
+            SAMPLES / "sharegpt" / "trajectory_samples.jsonl",
+            DATA / "sharegpt" / "hermeswith_trajectory_samples.jsonl",
+        ]
+        return [x for f in files for x in f.read_bytes().splitlines() if x]
     lines = [x for f in sorted((DATA / "chat").glob("*.input.jsonl")) for x in f.read_bytes().splitlines() if x]
     # Records without an id are named by their place in the file (chat.jsonl#n): drop some ids, add bare arrays.
     out = []
@@ -228,6 +234,7 @@ _BAD = {
     "storyline": {5: b"{not json", 17: b"[1, 2]", 30: b'{"schema_version": "storyline/v1", "session": 1}'},
     "chat": {4: b"{not json", 40: b"42", 61: b'{"messages": "none"}'},
     "atif": {3: b"{not json", 11: b'{"schema_version": "ATIF-v1.5"}', 25: b"[]"},
+    "sharegpt": {2: b"{not json", 19: b'{"conversations": [{"role": "user", "content": "hi"}]}', 33: b"42"},
 }
 
 
@@ -307,7 +314,7 @@ def test_the_data_source_reads_auto_detected_parts(spark, line_files, tmp_path):
     parts = plan_files([str(paths[0].parent)], "auto", split_size=100_000)
     assert {p.format for p in parts} == set(LINE_FORMATS) and df.rdd.getNumPartitions() == len(parts) > 6
     rows = [r.asDict(recursive=True) for r in df.collect()]
-    assert sum(1 for r in rows if r["_bad"] is not None) == 9
+    assert sum(1 for r in rows if r["_bad"] is not None) == sum(len(_BAD[fmt]) for fmt in LINE_FORMATS)
     docs = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows if r["_bad"] is None]
     expected = [s for p in paths for s in _local_quarantine(p, "auto", tmp_path)[0]]
     assert same(_stories(docs), expected)
@@ -324,10 +331,7 @@ def test_what_the_data_source_does_not_split(spark, big_capture, line_files, tmp
     df = df.load(str(big_capture))
     assert df.rdd.getNumPartitions() == 1
     assert _stories(df.collect()) == local_stories([big_capture], "openai-msg", tmp_path)
-    # ShareGPT names records by their place; compressed files cannot be entered in the middle.
-    sharegpt = tmp_path / "t.jsonl"
-    sharegpt.write_bytes(((SAMPLES / "sharegpt" / "trajectory_samples.jsonl").read_bytes().rstrip() + b"\n") * 20)
-    assert [p.kind for p in plan_files([str(sharegpt)], "sharegpt", split_size=1000)] == ["whole"]
+    # Compressed files cannot be entered in the middle.
     packed = tmp_path / "storyline.jsonl.gz"
     packed.write_bytes(gzip.compress(line_files["storyline"][0].read_bytes()))
     assert [p.kind for p in plan_files([str(packed)], "storyline", split_size=1000)] == ["whole"]

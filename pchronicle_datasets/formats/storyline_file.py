@@ -38,9 +38,20 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     return read_records(
         data,
         document_id,
-        lambda value, raw, line, _: (_record(value, raw, document_id, line),),
+        lambda value, raw, line, index: read_line(value, raw, document_id, line, index),
         lambda value, text: (_record(value, text, document_id, None),),
     )
+
+
+def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
+    """The records of line ``line`` of a JSON Lines file, its ``index``-th non-blank line (0-based), already
+    parsed (``value``; ``raw`` its bytes): what the file's reading loop gives for it, so a part of a split file
+    is read line by line with the same result (``spark``: the Data Source's line parts).
+
+    >>> [rec.error.line for rec in read_line([], b"[]", "f.jsonl", 7, 5)]
+    [7]
+    """
+    return [_record(value, raw, document_id, line)]
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Record:

@@ -92,7 +92,7 @@ def read(
     ``paths``: files, folders or glob patterns (fsspec URLs: local, ``s3://``, ``gs://``, ``hf://``…).
     ``format``: a format name or ``auto``. ``on_bad_records``: ``error`` (the job fails naming the file,
     line and pointer) or ``skip`` (the bad records are in ``.bad_records``). ``split_size``: an uncompressed
-    JSON Lines file bigger than this many bytes is read by several tasks (openai-msg, storyline, chat, atif;
+    JSON Lines file bigger than this many bytes is read by several tasks (openai-msg, storyline, chat, atif, sharegpt;
     see ``plan``). ``base``: the folder the document ids are relative to (default: the common parent of the
     files, as the local loader does).
     ``ordered``: put the documents of split files back in file order (a sort; without it each file's

@@ -33,6 +33,7 @@ __all__ = [
     "decode",
     "encode",
     "iter_records",
+    "read_line",
     "sniff",
     "trajectories",
     "trajectory",
@@ -62,9 +63,20 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     return read_records(
         data,
         document_id,
-        lambda value, raw, line, _: _records(value, raw, document_id, line),
+        lambda value, raw, line, index: read_line(value, raw, document_id, line, index),
         lambda value, text: _records(value, text, document_id, None),
     )
+
+
+def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
+    """The records of line ``line`` of a JSON Lines file, its ``index``-th non-blank line (0-based), already
+    parsed (``value``; ``raw`` its bytes): what the file's reading loop gives for it, so a part of a split file
+    is read line by line with the same result (``spark``: the Data Source's line parts).
+
+    >>> [rec.line for rec in read_line({}, b"{}", "f.jsonl", 7, 5)]
+    [7]
+    """
+    return list(_records(value, raw, document_id, line))
 
 
 def _records(value: Any, raw: bytes, document_id: str | None, line: int | None) -> Iterator[Record]:

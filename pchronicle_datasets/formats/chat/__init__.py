@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from .reader import NAME, decode, iter_records, sniff
+from .reader import NAME, decode, iter_records, read_line, sniff
 from .render import render_messages
 from .writer import encode, record
 
@@ -33,6 +33,7 @@ __all__ = [
     "decode",
     "encode",
     "iter_records",
+    "read_line",
     "record",
     "render_messages",
     "sniff",

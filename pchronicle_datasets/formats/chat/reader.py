@@ -23,7 +23,17 @@ from ..residual import ENVELOPE_KEY, Residual, origin
 from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
 from .typed_parts import read_parts
 
-__all__ = ["HINTS", "NAME", "decode", "is_message", "is_record", "iter_records", "read_conversation", "sniff"]
+__all__ = [
+    "HINTS",
+    "NAME",
+    "decode",
+    "is_message",
+    "is_record",
+    "iter_records",
+    "read_conversation",
+    "read_line",
+    "sniff",
+]
 
 NAME = "chat"
 HINTS = "chat"  # the /meta key of the export hints
@@ -86,7 +96,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     return read_records(
         data,
         document_id,
-        lambda value, raw, line, index: (_record(value, raw, document_id, line, index + 1, ""),),
+        lambda value, raw, line, index: read_line(value, raw, document_id, line, index),
         lambda value, text: _whole(value, text, document_id),
     )
 
@@ -98,6 +108,18 @@ def _whole(whole: Any, text: bytes, document_id: str | None) -> Iterator[Record]
             yield _record(value, dumps(value), document_id, None, i + 1, f"/{i}")
         return
     yield _record(whole, text, document_id, None, 1, "")
+
+
+def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
+    """The records of line ``line`` of a JSON Lines file, its ``index``-th non-blank line (0-based), already
+    parsed (``value``; ``raw`` its bytes): what the file's reading loop gives for it, so a part of a split file
+    is read line by line with the same result (``spark``: the Data Source's line parts).
+    A record without an id is named by its place (``{file}#{index + 1}``).
+
+    >>> [rec.story["session"] for rec in read_line([{"role": "user", "content": "hi"}], b"[...]", "c.jsonl", 7, 4)]
+    ['c.jsonl#5']
+    """
+    return [_record(value, raw, document_id, line, index + 1, "")]
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, where: str) -> Record:

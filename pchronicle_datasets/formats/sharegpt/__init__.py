@@ -16,7 +16,7 @@ decides every byte the seed leaves open, except the deliberate differences in ``
 """
 
 from .hints import HINTS, NAME
-from .reader import decode, iter_records, sniff
+from .reader import decode, iter_records, read_line, sniff
 from .render import SYSTEM_TEMPLATE, conversation, gpt_value, system_prompt, text_of, tool_schema, tool_value
 from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record, source_conversation
 
@@ -43,6 +43,7 @@ __all__ = [
     "gpt_value",
     "is_completed",
     "iter_records",
+    "read_line",
     "record",
     "sniff",
     "source_conversation",

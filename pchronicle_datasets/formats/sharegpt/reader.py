@@ -36,7 +36,7 @@ _ROLES = {
     "observation": "observation",
 }
 
-__all__ = ["decode", "iter_records", "sniff"]
+__all__ = ["decode", "iter_records", "read_line", "sniff"]
 
 
 def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[Record]:
@@ -44,7 +44,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     return read_records(
         data,
         document_id,
-        lambda value, raw, line, index: (_record(value, raw, document_id, line, index + 1),),
+        lambda value, raw, line, index: read_line(value, raw, document_id, line, index),
         lambda value, text: _whole(value, text, document_id),
     )
 
@@ -69,6 +69,19 @@ def _array_of_records(whole: list, data: bytes) -> bool:
     if all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in whole) and whole:
         return True
     return any(records) and b"\n" in data.strip()
+
+
+def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
+    """The records of line ``line`` of a JSON Lines file, its ``index``-th non-blank line (0-based), already
+    parsed (``value``; ``raw`` its bytes): what the file's reading loop gives for it, so a part of a split file
+    is read line by line with the same result (``spark``: the Data Source's line parts).
+    A record is named by its place (``{file}#{index + 1}``) unless it has an id.
+
+    >>> record = {"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "yo"}]}
+    >>> [rec.story["session"] for rec in read_line(record, b"{...}", "t.jsonl", 7, 4)]
+    ['t.jsonl#5']
+    """
+    return [_record(value, raw, document_id, line, index + 1)]
 
 
 def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, index: int, prefix: str = "") -> Record:
