@@ -130,6 +130,10 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
     return Record(line, raw, story=story, value=value)
 
 
+#: Record keys that say whether the conversation completed: booleans, read into ``/task/result``.
+RESULT_KEYS = ("completed", "partial")
+
+
 def read_conversation(value: Any, *, document_id: str | None = None, session: str | None = None) -> dict[str, Any]:
     """The Storyline document of one parsed conversation (a record or a bare array of messages); raises
     ``FormatError``. ``session`` is used when the record has no id (else ``{document_id}#1``).
@@ -241,6 +245,13 @@ class _Reader:
             agent["id"] = agent["model"] = model
             keys["model"] = True
         consumed = {messages_key, id_key, tools_key, "model" if keys.get("model") else None, "response"}
+        # Whether the conversation completed, as agents that log role/content conversations write it (the
+        # ShareGPT reader's rule): the writers sort and label trajectories by /task/result.
+        result = {k: record[k] for k in RESULT_KEYS if isinstance(record.get(k), bool)}
+        if result:
+            story["task"] = {"result": result}
+            keys["result"] = list(result)
+            consumed.update(result)
         for key, val in record.items():
             if key in consumed:
                 continue

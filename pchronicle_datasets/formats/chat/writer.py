@@ -109,6 +109,8 @@ class _Recovery:
                 rec[keys["tools"]] = agent["tools"]
             if keys.get("model"):
                 rec["model"] = agent["model"]
+            for key in keys.get("result", ()):
+                rec[key] = self.story["task"]["result"][key]
             if "response" in self.hints:
                 rec["response"] = {"choices": [{"message": self._message(self.hints["response"], "response")}]}
             if keys.get("carried"):

@@ -10,6 +10,7 @@ import pytest
 from datasets import Dataset
 
 import pchronicle_datasets as pc
+from pchronicle_datasets.cli import main
 from pchronicle_datasets.formats import detect
 
 from .common import DATA, written_records
@@ -153,3 +154,18 @@ def test_empty_whole_array_holds_no_conversation_and_a_line_array_is_one():
 
 def test_golden_data_folder_has_a_provenance_readme():
     assert "5e93f74c" in (DATA / "README.md").read_text("utf-8")
+
+
+def test_a_completed_flag_is_the_task_result_and_comes_back(tmp_path):
+    # Agents that log role/content conversations (a `conversations` list) say whether they completed.
+    data = (
+        b'{"conversations": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],'
+        b' "timestamp": "2026-01-01T00:00:00", "completed": false}\n'
+    )
+    [story] = pc.into_storyline("chat", data, document_id="c.jsonl")
+    assert story["task"] == {"result": {"completed": False}}
+    assert orjson.loads(pc.from_storyline("chat", [story])) == orjson.loads(data)
+    (tmp_path / "c.jsonl").write_bytes(data)
+    assert main(["convert", str(tmp_path / "c.jsonl"), "--to", "sharegpt", "-o", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "failed_trajectories.jsonl").read_bytes().count(b"\n") == 1
+    assert (tmp_path / "out" / "trajectory_samples.jsonl").read_bytes() == b""
