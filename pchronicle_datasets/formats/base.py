@@ -222,16 +222,17 @@ def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None 
 def read_records(
     data: Any,
     document_id: str | None,
-    each: Callable[[Any, bytes, int, int], Iterable[Record]],
+    each: Callable[[Any, bytes, str | None, int, int], Iterable[Record]],
     whole: Callable[[Any, bytes], Iterable[Record]],
 ) -> Iterator[Record]:
     """The records of a file that is one JSON value or JSON Lines (``parse_file`` on ``as_source(data)``), in
     file order: the reading loop of every reader, which gives only its own rule. A blank file gives none; a file
     that is neither is one error record (the whole text); in JSON Lines a line that is not JSON is its own error
-    record and every other line gives ``each(value, raw, line, index)`` (``line`` 1-based physical, ``index``
-    0-based among the non-blank lines); a file that is one value gives ``whole(value, text)``.
+    record and every other line gives ``each(value, raw, document_id, line, index)`` (``line`` 1-based physical,
+    ``index`` 0-based among the non-blank lines: a format's ``read_line``); a file that is one value gives
+    ``whole(value, text)``.
 
-    >>> def each(value, raw, line, index):
+    >>> def each(value, raw, document_id, line, index):
     ...     return [Record(line, raw, value=value)]
     >>> def whole(value, text):
     ...     return [Record(None, text, value=value)]
@@ -256,7 +257,7 @@ def read_records(
         if isinstance(value, FormatError):
             yield Record(number, raw, error=value)
         else:
-            yield from each(value, raw, number, index)
+            yield from each(value, raw, document_id, number, index)
 
 
 UNPARSED = object()  # the value of a JSON Lines line that parse_source(lazy=True) left for the caller to parse

@@ -38,7 +38,7 @@ def iter_records(data: str | bytes, document_id: str | None = None) -> Iterator[
     return read_records(
         data,
         document_id,
-        lambda value, raw, line, index: read_line(value, raw, document_id, line, index),
+        read_line,
         lambda value, text: (_record(value, text, document_id, None),),
     )
 
