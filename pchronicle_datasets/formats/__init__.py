@@ -23,7 +23,7 @@ from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
 from .base import Format, Record, documents, first_value, first_values
-from .source import Source, as_source, file_chunks
+from .source import BOM, Source, file_chunks, utf8
 
 __all__ = [
     "convert",
@@ -319,8 +319,7 @@ def _other_format(module: Format, text: bytes) -> str:
 def _raw_chunks(data: Any, document_id: str | None) -> Iterator[bytes]:
     """The (compressed or plain) bytes of ``data`` in chunks, without a leading UTF-8 byte-order mark."""
     if isinstance(data, str):
-        yield as_source(data, document_id).read_all()  # a lone surrogate is the FormatError as_source raises
-        return
+        data = utf8(data, document_id)
     if isinstance(data, (bytes, bytearray, memoryview)):
         chunks: Iterator[bytes] = iter([bytes(data)])
     elif hasattr(data, "read"):
@@ -328,7 +327,7 @@ def _raw_chunks(data: Any, document_id: str | None) -> Iterator[bytes]:
     else:
         chunks = (_chunk(c) for c in data)
     first = next(chunks, b"")
-    yield first[3:] if first.startswith(b"\xef\xbb\xbf") else first
+    yield first[len(BOM) :] if first.startswith(BOM) else first
     yield from chunks
 
 

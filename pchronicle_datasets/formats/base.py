@@ -16,7 +16,7 @@ import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
-from .source import Source, as_source
+from .source import BOM, Source, as_source, utf8
 
 __all__ = [
     "UNPARSED",
@@ -39,8 +39,6 @@ __all__ = [
 # (index among the non-blank lines, 1-based physical line, byte offset in the stream (-1: not re-readable), raw,
 # value or FormatError, whether raw may hold an integer beyond 64 bits)
 StreamLine = tuple[int, int, int, bytes, Any, bool]
-
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -91,15 +89,8 @@ class Format(Protocol):
 
 def as_bytes(data: str | bytes | bytearray | memoryview, document_id: str | None = None) -> bytes:
     """The input as bytes, without a leading UTF-8 byte-order mark (``str`` is encoded as UTF-8)."""
-    if isinstance(data, str):
-        try:
-            data = data.encode("utf-8")
-        except UnicodeEncodeError:
-            raise FormatError(
-                "text holds a lone surrogate, which is not valid UTF-8", document_id=document_id
-            ) from None
-    data = bytes(data)
-    return data[len(_BOM) :] if data.startswith(_BOM) else data
+    data = utf8(data, document_id) if isinstance(data, str) else bytes(data)
+    return data[len(BOM) :] if data.startswith(BOM) else data
 
 
 def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:

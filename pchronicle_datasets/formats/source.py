@@ -38,13 +38,25 @@ from typing import Any
 from ..compression import DecompressionLimitError
 from ..errors import FormatError
 
-__all__ = ["CHUNK", "WHITESPACE_KEPT", "Source", "as_source", "file_chunks"]
+__all__ = ["BOM", "CHUNK", "WHITESPACE_KEPT", "Source", "as_source", "file_chunks", "utf8"]
 
 CHUNK = 1 << 20  # bytes read from a file object at a time
 WHITESPACE_KEPT = 1 << 20  # whitespace kept at the start of a line (and of the file, for read_all)
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark, skipped at the start of a file
 
 Line = tuple[int, int, bytes]  # (1-based physical line number, byte offset of raw in the stream, raw)
+
+
+def utf8(text: str, document_id: str | None = None) -> bytes:
+    """Text as UTF-8 bytes; a lone surrogate (which UTF-8 cannot hold) is a ``FormatError``.
+
+    >>> utf8("h\u00e9")
+    b'h\xc3\xa9'
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FormatError("text holds a lone surrogate, which is not valid UTF-8", document_id=document_id) from None
 
 
 def as_source(data: Any, document_id: str | None = None) -> Source:
@@ -57,12 +69,7 @@ def as_source(data: Any, document_id: str | None = None) -> Source:
     if isinstance(data, Source):
         return data
     if isinstance(data, str):
-        try:
-            data = data.encode("utf-8")
-        except UnicodeEncodeError:
-            raise FormatError(
-                "text holds a lone surrogate, which is not valid UTF-8", document_id=document_id
-            ) from None
+        data = utf8(data, document_id)
     if isinstance(data, (bytes, bytearray, memoryview)):
         return Source([bytes(data)], document_id)
     if hasattr(data, "read"):
@@ -113,13 +120,13 @@ class Source:
             if chunk is None:
                 return
             if first and chunk and not self._replay:
-                while len(chunk) < len(_BOM) and _BOM.startswith(chunk):  # a mark split across chunks
+                while len(chunk) < len(BOM) and BOM.startswith(chunk):  # a mark split across chunks
                     more = self._next_raw()
                     if more is None:
                         break
                     chunk += more
-                if chunk.startswith(_BOM):
-                    chunk, self._bom = chunk[len(_BOM) :], True
+                if chunk.startswith(BOM):
+                    chunk, self._bom = chunk[len(BOM) :], True
                 first = False
             if not chunk:
                 continue
@@ -159,7 +166,7 @@ class Source:
         first = True
         for chunk in self._chunks():
             if first:  # offsets count the bytes of the stream, a dropped byte-order mark too
-                offset, first = (len(_BOM) if self._bom else 0), False
+                offset, first = (len(BOM) if self._bom else 0), False
             if chunk.isspace() and (not carry or (carry_len <= WHITESPACE_KEPT and b"".join(carry).isspace())):
                 # Blank lines only (a whitespace bomb, or padding): counted at C speed, no line handed out.
                 nl = chunk.rfind(b"\n")
@@ -270,7 +277,7 @@ class Source:
     @property
     def skipped(self) -> int:
         """Bytes at the start of the stream that are not in the text (a dropped byte-order mark)."""
-        return len(_BOM) if self._bom else 0
+        return len(BOM) if self._bom else 0
 
     @property
     def trimmed(self) -> bool:
