@@ -18,7 +18,10 @@ from .tables import (
     RUN_KEYS,
     TOOLS_KEY,
     TURN_ENV_SOURCES,
+    first_more_id,
     message_role,
+    request_id,
+    response_id,
 )
 
 __all__ = ["Recover"]
@@ -68,10 +71,10 @@ class Recover:
         # The turns of the messages RFC-0009 leaves out (the reader's ``MORE``) have the ids after every derived
         # one, in row order then message order.
         last_step = max((h["step_id"] for h in self.rows_hints), default=0)
-        self.more_ids = itertools.count(self.context + 2 * last_step + 1)
+        self.more_ids = itertools.count(first_more_id(self.context, last_step))
         # Tool messages without an id are results of the turn they follow, after that turn's own (RFC-0009)
         # results: how many of each turn's results have been written back.
-        self.written = {self.context + 2 * h["step_id"]: len(h.get("tools", ())) for h in self.rows_hints}
+        self.written = {response_id(self.context, h["step_id"]): len(h.get("tools", ())) for h in self.rows_hints}
         task_env = (story.get("task") or {}).get("env") or {}
         self.task_env = task_env if isinstance(task_env, dict) else {}
         self.carried = envelope(other_sources(story, NAME))
@@ -94,8 +97,8 @@ class Recover:
 
     def _row(self, hint: dict, history: list[dict], residual: list) -> tuple[dict, list[dict]]:
         step = hint["step_id"]
-        resp = self.turns[self.context + 2 * step]
-        req = self.turns.get(self.context + 2 * step - 1) if "user" in hint else None
+        resp = self.turns[response_id(self.context, step)]
+        req = self.turns.get(request_id(self.context, step)) if "user" in hint else None
         row = self._row_keys(hint, resp)
         messages = row.get("messages")
         if messages is not None:

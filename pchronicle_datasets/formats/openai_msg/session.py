@@ -15,7 +15,18 @@ from ...schema import INT64_MAX
 from ..residual import Residual, origin
 from .fields import RowFields
 from .hints import HINTS, RowHint, new_hint
-from .tables import ENV_SOURCES, NAME, RUN_KEYS, TOOLS_KEY, env_ok, nonempty_str, tools_value
+from .tables import (
+    ENV_SOURCES,
+    NAME,
+    RUN_KEYS,
+    TOOLS_KEY,
+    env_ok,
+    first_more_id,
+    nonempty_str,
+    request_id,
+    response_id,
+    tools_value,
+)
 from .turns import CTX, REQ, RESP, RowTurns
 
 __all__ = ["Session", "SourceRow"]
@@ -111,9 +122,9 @@ class Session:
             history = read.history
             if index == 0:
                 context_count = sum(what == CTX for what, _ in read.turns)
-                more_id = context_count + 2 * rows[-1].row["step_id"]  # rows are in step order
+                more_id = first_more_id(context_count, rows[-1].row["step_id"]) - 1  # rows are in step order
             step = source.row["step_id"]
-            if context_count + 2 * step > INT64_MAX:
+            if response_id(context_count, step) > INT64_MAX:
                 raise self.error(f"{source.base}/step_id", f"step_id {step} overflows the int64 turn id", source.line)
             RowFields(self, source, read.response, read.request).read()
             ctx = 0
@@ -122,9 +133,9 @@ class Session:
                     ctx += 1
                     turn["id"] = ctx
                 elif what == REQ:
-                    turn["id"] = context_count + 2 * step - 1
+                    turn["id"] = request_id(context_count, step)
                 elif what == RESP:
-                    turn["id"] = context_count + 2 * step
+                    turn["id"] = response_id(context_count, step)
                 else:
                     more_id += 1
                     if more_id > INT64_MAX:

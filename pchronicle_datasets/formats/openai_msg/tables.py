@@ -29,8 +29,11 @@ __all__ = [
     "TURN_ENV_SOURCES",
     "empty",
     "env_ok",
+    "first_more_id",
     "message_role",
     "nonempty_str",
+    "request_id",
+    "response_id",
     "restore_content",
     "role_src",
     "same_json",
@@ -102,6 +105,27 @@ CONTEXT_KIND = {"system": "context", "user": "llm.request", "assistant": "llm.re
 # Tool output: a message of these roles is an observation result, linked by its tool_call_id when it has one
 # (docs/formats/openai-msg.md, "What may be residual").
 RESULT_ROLES = ("tool", "function")
+
+
+# RFC-0009's turn ids: context turns 1…k (k = context_count), then per row the request turn k + 2·step_id − 1
+# and the response turn k + 2·step_id; the turns of messages the RFC leaves out come after every derived id.
+def request_id(context_count: int, step: int) -> int:
+    """The id of the request turn of row ``step_id`` (RFC-0009).
+
+    >>> request_id(2, 1), response_id(2, 1), first_more_id(2, 3)
+    (3, 4, 9)
+    """
+    return context_count + 2 * step - 1
+
+
+def response_id(context_count: int, step: int) -> int:
+    """The id of the response turn of row ``step_id`` (RFC-0009)."""
+    return context_count + 2 * step
+
+
+def first_more_id(context_count: int, last_step: int) -> int:
+    """The first id of a turn RFC-0009 leaves out (a developer message…): after the last row's response."""
+    return response_id(context_count, last_step) + 1
 
 
 def role_src(role: str) -> str:

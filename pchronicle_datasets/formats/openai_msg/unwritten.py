@@ -37,7 +37,19 @@ from typing import Any
 from ...linking import observation_results
 from ...losses import report_listed
 from ...pointer import join
-from .tables import CONTEXT_KIND, ENV_STATE_METRICS, NAME, ROW_METRICS, empty, restore_content, same_json, valid_output
+from .tables import (
+    CONTEXT_KIND,
+    ENV_STATE_METRICS,
+    NAME,
+    ROW_METRICS,
+    empty,
+    first_more_id,
+    request_id,
+    response_id,
+    restore_content,
+    same_json,
+    valid_output,
+)
 from .turns import marker_calls
 
 __all__ = ["is_output", "report_unwritten", "unwritten"]
@@ -145,15 +157,15 @@ def _places(turns: list[dict[str, Any]]) -> list[_Place | None] | None:
                 more.append(p)
         ts = turns[t].get("ts")
         if request is not None:
-            places[request] = _Place("request", k + 2 * step - 1, "llm.request", ts=ts)
+            places[request] = _Place("request", request_id(k, step), "llm.request", ts=ts)
         msg = turns[t]["msg"]  # a response without calls gets those its text spells (turns.marker_calls)
         calls = turns[t].get("tool_calls") or (type(msg) is str and marker_calls(msg))
         kind = "autonomous" if calls else "llm.response"
-        places[t] = _Place("output", k + 2 * step, kind, ts=ts)
-    last = k + 2 * len(outputs)
-    for n, p in enumerate(more, 1):
+        places[t] = _Place("output", response_id(k, step), kind, ts=ts)
+    first = first_more_id(k, len(outputs))  # the synthesized rows' step_ids are 1…n
+    for n, p in enumerate(more):
         place = places[p]
-        places[p] = _Place(place.where, last + n, place.kind, place.copied)
+        places[p] = _Place(place.where, first + n, place.kind, place.copied)
     return places
 
 
