@@ -24,7 +24,7 @@ from .errors import FormatError
 from .features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
 from .formats.chat.render import render_messages
 from .formats.sharegpt import NAME as SHAREGPT
-from .formats.sharegpt import conversation, source_conversation
+from .formats.sharegpt import conversation, row_conversation, source_conversation
 from .losses import LossReport, collected
 from .map_losses import note
 from .output_features import encode_messages
@@ -102,16 +102,41 @@ def _session(example: Mapping[str, Any]) -> str:
     return session if isinstance(session, str) else ""
 
 
-def _one(example: Mapping[str, Any], convert: Callable, strict: bool) -> tuple[dict[str, Any], LossReport]:
+def _one(
+    example: Mapping[str, Any], convert: Callable, strict: bool, from_row: Callable | None = None
+) -> tuple[dict[str, Any], LossReport]:
     """One example converted, with the losses of its conversion; ``strict``: the first loss raises."""
+    fast = _from_row(example, from_row) if from_row is not None else None
+    if fast is not None:
+        return fast, _NO_LOSS
     out, report = collected(_convert, example, convert)
     if strict:
         report.raise_first(document_id=_session(example) or None)
     return out, report
 
 
-def _run(name: str, example: Mapping[str, Any], convert: Callable, strict: bool) -> dict[str, Any]:
-    """The map function ``name`` on one example or a batch; its losses go to the loss report (``map_losses``)."""
+def _from_row(example: Mapping[str, Any], from_row: Callable) -> dict[str, Any] | None:
+    """``from_row(example)`` for a dataset row, or None: not a row, not one it covers, or a malformed one (left to
+    the conversion, which names what is wrong)."""
+    if not is_row(example):
+        return None
+    try:
+        return from_row(example)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return None
+
+
+# The report of an example converted by a ``from_row`` (which converts only rows it can without a loss): one
+# empty report for all of them, only ever read.
+_NO_LOSS = LossReport()
+
+
+def _run(
+    name: str, example: Mapping[str, Any], convert: Callable, strict: bool, from_row: Callable | None = None
+) -> dict[str, Any]:
+    """The map function ``name`` on one example or a batch; its losses go to the loss report (``map_losses``).
+    ``from_row``: the same conversion read straight from a dataset row, for the rows of a batch it covers (it
+    gives None for the others, which ``convert`` takes); the caller offers it a single example itself."""
     if not _is_batch(example):
         out, report = _one(example, convert, strict)
         note(name, report, document=_session(example))
@@ -121,7 +146,7 @@ def _run(name: str, example: Mapping[str, Any], convert: Callable, strict: bool)
     batch: dict[str, list] = {}
     for i in range(size):
         row = {k: v[i] for k, v in example.items()}
-        one, report = _one(row, convert, strict)
+        one, report = _one(row, convert, strict, from_row)
         total.update(report, _session(row))
         for key, value in one.items():
             batch.setdefault(key, []).append(value)
@@ -162,6 +187,12 @@ def to_sharegpt(
     >>> out[0]["conversations"][2]
     {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
     """
+    plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what rows.py renders
+    if plain and not _is_batch(example):
+        fast = _from_row(example, _sharegpt_from_row)  # first: this runs once per example of a corpus
+        if fast is not None:
+            note("to_sharegpt", _NO_LOSS, document=_session(example))
+            return fast
     options = {
         "keep_system_prompt": keep_system_prompt,
         "empty_think": empty_think,
@@ -174,7 +205,13 @@ def to_sharegpt(
         source = source_conversation(story) if exact else None
         return {"conversations": source if source is not None else conversation(story, **options)}
 
-    return _run("to_sharegpt", example, convert, strict)
+    # A single example here was not covered by _sharegpt_from_row; a batch's rows are offered to it one by one.
+    return _run("to_sharegpt", example, convert, strict, _sharegpt_from_row if plain else None)
+
+
+def _sharegpt_from_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    conv = row_conversation(row)
+    return None if conv is None else {"conversations": conv}
 
 
 def to_messages(

@@ -18,6 +18,7 @@ decides every byte the seed leaves open, except the deliberate differences in ``
 from .hints import HINTS, NAME
 from .reader import decode, iter_records, read_line, sniff
 from .render import SYSTEM_TEMPLATE, conversation, gpt_value, system_prompt, text_of, tool_schema, tool_value
+from .rows import row_conversation
 from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record, source_conversation
 
 ALIASES = ("agent-jsonl",)
@@ -45,6 +46,7 @@ __all__ = [
     "iter_records",
     "read_line",
     "record",
+    "row_conversation",
     "sniff",
     "source_conversation",
     "system_prompt",

@@ -25,17 +25,21 @@ from ...linking import place_results, shown_call_ids
 from ...losses import report_loss
 
 __all__ = [
+    "JSON_CHUNKS",
     "SYSTEM_TEMPLATE",
+    "content_json",
     "conversation",
     "elements",
     "flattened",
     "gpt_value",
     "jdumps",
+    "json_string",
     "message_text",
     "system_prompt",
     "text_of",
     "tool_schema",
     "tool_value",
+    "tools_prompt_of_json",
     "written_arguments",
 ]
 
@@ -56,10 +60,12 @@ TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
-# ``json.dumps`` (and ``JSONEncoder.encode``) build a C encoder per call, which costs twice the encoding of a
-# small value; this one is made once with the same settings (ensure_ascii=False, ", " and ": ", NaN allowed,
-# keys unsorted), minus the circular-reference check: every value here is JSON from a document or a row.
-_C_ENCODER = (
+#: ``"".join(JSON_CHUNKS(value, 0))`` is ``jdumps(value)`` for a value that is not a string (None where Python
+#: has no C accelerator for ``json``). ``json.dumps`` (and ``JSONEncoder.encode``) build a C encoder per call,
+#: which costs twice the encoding of a small value; this one is made once with the same settings
+#: (ensure_ascii=False, ", " and ": ", NaN allowed, keys unsorted), minus the circular-reference check: every
+#: value here is JSON from a document or a row.
+JSON_CHUNKS = (
     c_make_encoder(None, _ENCODER.default, encode_basestring, None, ": ", ", ", False, False, True)
     if c_make_encoder is not None
     else None
@@ -73,10 +79,32 @@ def jdumps(value: Any) -> str:
     '{"name": "ls", "arguments": {"path": "é", "n": 1.0, "big": 1180591620717411303424}}'
     """
     if type(value) is str:
-        return encode_basestring(value)
-    if _C_ENCODER is None:
+        return json_string(value)
+    if JSON_CHUNKS is None:
         return _ENCODER.encode(value)
-    return "".join(_C_ENCODER(value, 0))
+    return "".join(JSON_CHUNKS(value, 0))
+
+
+# Past this length orjson writes a JSON string faster than ``encode_basestring`` (which reads it a character
+# at a time: 1.1 µs for a 350-character tool output, orjson 0.12 µs); below it the call costs more than it saves.
+_ORJSON_STRING_LENGTH = 48
+
+
+def json_string(text: str) -> str:
+    """``json.dumps(text, ensure_ascii=False)``: orjson escapes exactly the same characters (``"``, ``\\`` and
+    the controls below U+0020, with the same short forms and lowercase ``\\u00XX``) and writes everything else
+    as it is; a lone surrogate, which orjson refuses, is written as ``json`` writes it.
+
+    >>> text = 'a "quote", a tab\\t, a \\\\ and é, ' * 4  # long enough for orjson
+    >>> json_string(text) == json.dumps(text, ensure_ascii=False), json_string(text)[:33]
+    (True, '"a \\\\"quote\\\\", a tab\\\\t, a \\\\\\\\ and é')
+    """
+    if len(text) < _ORJSON_STRING_LENGTH:
+        return encode_basestring(text)
+    try:
+        return orjson.dumps(text).decode()
+    except TypeError:  # orjson.JSONEncodeError, or the plain TypeError it raises for a lone surrogate
+        return encode_basestring(text)
 
 
 def text_of(value: Any) -> str:
@@ -125,6 +153,31 @@ def _tools_prompt(tools: Any) -> tuple[str, tuple[int, ...]]:
     return _cached_tools_prompt(key)
 
 
+def tools_prompt_of_json(text: str | None) -> tuple[str, tuple[int, ...]]:
+    """``_tools_prompt`` of tool definitions given as JSON text (a dataset row's ``/agent/tools``; None: absent),
+    cached by the text itself: the rows of a corpus repeat a few tool sets, and hashing a row's (new) text costs
+    more than comparing it with the last one seen.
+
+    >>> tools_prompt_of_json('[{"name": "ls"}, 7]')[1]
+    (1,)
+    """
+    global _LAST_TOOLS_JSON
+    last_text, last_found = _LAST_TOOLS_JSON  # one tuple, read at once: safe under threads
+    if text == last_text:
+        return last_found
+    found = _tools_prompt(None) if text is None else _cached_tools_prompt_of_json(text)
+    _LAST_TOOLS_JSON = (text, found)
+    return found
+
+
+_LAST_TOOLS_JSON: tuple = (object(), None)  # (text, its prompt); the sentinel equals no text, nor None
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_tools_prompt_of_json(text: str) -> tuple[str, tuple[int, ...]]:
+    return _tools_prompt(orjson.loads(text))
+
+
 @functools.lru_cache(maxsize=256)
 def _cached_tools_prompt(tools_json: bytes) -> tuple[str, tuple[int, ...]]:
     # A corpus has few tool sets: the prompt is built once per set (a json.dumps of every schema).
@@ -150,6 +203,8 @@ def _build_tools_prompt(tools: Any) -> tuple[str, tuple[int, ...]]:
 
 
 def _scratchpad_to_think(text: str) -> str:
+    if "REASONING_SCRATCHPAD>" not in text:  # one search instead of two replaces: most texts have no tag
+        return text
     return text.replace("<REASONING_SCRATCHPAD>", "<think>").replace("</REASONING_SCRATCHPAD>", "</think>")
 
 
@@ -187,7 +242,9 @@ def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_ar
 
 
 def _gpt_text(turn: dict[str, Any], arguments: list[Any], empty_think: bool) -> str:
-    """``gpt_value`` with the arguments already written (``written_arguments``, which counts their losses)."""
+    """``gpt_value`` with the arguments already written (``written_arguments``, which counts their losses).
+
+    ``rows.row_conversation`` writes the same bytes for the rows it covers (see its docs)."""
     reason = turn.get("reason")
     content = f"<think>\n{reason}\n</think>\n" if isinstance(reason, str) and reason.strip() else ""
     msg = text_of(turn.get("msg"))
@@ -252,14 +309,82 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
     </tool_response>
     """
     # jdumps({"tool_call_id": …, "name": …, "content": …}), spelled out: the same bytes without a dict per result
-    # (the id and the name are strings: encode_basestring is what jdumps writes them with).
-    return "\n".join(
-        [
+    # (the id and the name are short strings: encode_basestring is what jdumps writes them with). Called for
+    # every tool turn: plain text content is written in the loop, without a call to content_json.
+    parts = []
+    for cid, name, content in results:
+        if type(content) is not str or content[:1] in _MAYBE_JSON:
+            written = content_json(content)
+        elif len(content) < _ORJSON_STRING_LENGTH:
+            written = encode_basestring(content)
+        else:
+            written = json_string(content)
+        parts.append(
             f'<tool_response>\n{{"tool_call_id": {encode_basestring(cid)}, "name": {encode_basestring(name)}, '
-            f'"content": {jdumps(response_content(content))}}}\n</tool_response>'
-            for cid, name, content in results
-        ]
-    )
+            f'"content": {written}}}\n</tool_response>'
+        )
+    return "\n".join(parts)
+
+
+# The first characters of a tool output that can be JSON the reference parses: { or [, or the whitespace JSON
+# allows before them (json.loads refuses a text that starts with any other space ``str.strip`` removes).
+_MAYBE_JSON = frozenset("{[ \t\n\r")
+
+
+def content_json(content: Any) -> str:
+    """``jdumps(response_content(content))``: a tool output as JSON in its ``<tool_response>``, with the test
+    ``response_content`` makes (the stripped text starts with { or [) done on the first character when that is
+    not a space, which saves copying every output to strip it.
+
+    >>> content_json("a.txt"), content_json(' {"size": 3}'), content_json({"size": 3})
+    ('"a.txt"', '{"size": 3}', '{"size": 3}')
+    """
+    if type(content) is not str:
+        return jdumps(content)
+    first = content[:1]
+    if not (first == "{" or first == "[" or (first.isspace() and content.lstrip().startswith(("{", "[")))):
+        return json_string(content)
+    if len(content) < _ORJSON_SAFE_LENGTH and JSON_CHUNKS is not None:
+        # _reference_loads written out, with its scan for integers beyond 64 bits done on the JSON written
+        # instead: orjson reads such an integer as a float of at least 9.2e18, which Python writes with "e+",
+        # so JSON without "e+" holds none (one search of the output, where the scan reads the input three times).
+        try:
+            value = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            return jdumps(response_content(content))
+        written = _flat_object_json(value) if type(value) is dict else None
+        if written is None:
+            written = "".join(JSON_CHUNKS(value, 0))
+            if "e+" in written:
+                return jdumps(response_content(content))
+        return written
+    return jdumps(response_content(content))
+
+
+def _flat_object_json(obj: dict) -> str | None:
+    """``jdumps(obj)`` for an object of strings, integers, booleans and nulls (the usual tool output), else None.
+
+    Faster than the C encoder for such an object (its strings go through ``json_string``), and it holds no float,
+    so no integer beyond 64 bits read as one (``content_json``).
+
+    >>> _flat_object_json({"output": "a\\nb", "exit": 0, "ok": True, "error": None}), _flat_object_json({"x": 1.5})
+    ('{"output": "a\\\\nb", "exit": 0, "ok": true, "error": null}', None)
+    """
+    parts = []
+    for key, value in obj.items():
+        kind = type(value)
+        if kind is str:
+            written = encode_basestring(value) if len(value) < _ORJSON_STRING_LENGTH else json_string(value)
+        elif value is None:
+            written = "null"
+        elif kind is bool:
+            written = "true" if value else "false"
+        elif kind is int:
+            written = int.__repr__(value)
+        else:
+            return None
+        parts.append(f"{encode_basestring(key)}: {written}")  # keys of decoded JSON are strings
+    return "{" + ", ".join(parts) + "}"
 
 
 def flattened(value: Any) -> bool:

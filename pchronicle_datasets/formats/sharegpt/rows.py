@@ -1,0 +1,128 @@
+"""``conversation`` of a dataset row read straight from its columns, for the common case.
+
+``to_sharegpt`` runs once per example over whole corpora, and most rows are plain: text messages, calls with
+JSON arguments, results that name the call they answer. For such a row, ``row_conversation`` gives the
+elements ``conversation(training_view(row))`` gives, from the row's JSON text columns as they are: no document
+is built (decoding a row into one cost as much as rendering it), and the elements are written in one loop.
+
+The bytes are ``render``'s: the ``<think>`` and ``<tool_call>`` blocks of ``agent_value`` and the
+``<tool_response>`` blocks of ``tool_value``, spelled out in the loop because a call per turn and per result
+cost a tenth of the time (``benchmarks/bench_sharegpt.py``). ``tests/formats/sharegpt/test_rows.py`` holds the
+two equal over every test corpus and over generated documents: a change to one is a failing test until the
+other follows.
+
+Everything else is left to ``conversation``: the function gives None for a row with anything that needs a
+rule this module does not hold — a loss to count (content parts, invalid arguments, reasoning on a non-agent
+turn…), a result without a known call id (linked by position), a later system turn, a turn of another source,
+a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``) or a document read
+from ShareGPT (its source is given back). It never reports a loss, so a row it gives up on is rendered from
+the start by ``conversation``.
+
+>>> import pchronicle_datasets as pc
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
+...     {"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}]}
+>>> row_conversation(pc.story_to_row(story))[1:]
+[{'from': 'human', 'value': 'hi'}, {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any
+
+import orjson
+
+from ...linking import SOURCE_CALL_IDS
+from .hints import NAME
+from .render import JSON_CHUNKS, content_json, tools_prompt_of_json
+
+__all__ = ["row_conversation"]
+
+
+def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
+    """``conversation(training_view(row))`` with the default options, or None for a row outside the common case
+    (see the module docs); raises ``ValueError``/``KeyError``/``TypeError``… on a malformed row, which the caller
+    then validates."""
+    if JSON_CHUNKS is None or (row.get("origin") or {}).get("format") == NAME:
+        return None  # no C encoder for json; or read from ShareGPT, whose source conversations are given back
+    meta = row.get("meta")
+    if meta is not None and SOURCE_CALL_IDS in meta:
+        return None  # renamed call ids: the ids shown are the source's
+    prompt, dropped = tools_prompt_of_json(row["agent"].get("tools"))
+    if dropped:
+        return None  # a tool definition the prompt cannot hold: counted by conversation
+    loads, esc, chunks = orjson.loads, encode_basestring, JSON_CHUNKS  # ids and names are short: esc is jdumps
+    out: list[Any] = [{"from": "system", "value": prompt}]
+    owner: dict[str, tuple[list[str], str]] = {}  # tcid → (the <tool_response> blocks of its turn, its fn's JSON)
+    tool_slots: list[int] = []  # where in out each turn with calls holds its blocks, joined at the end
+    leading = True  # still in the leading system turns, which the generated prompt replaces
+    for turn in row["turns"]:
+        src = turn["src"]
+        msg = turn.get("msg")
+        msg = loads(msg) if msg is not None else None
+        if type(msg) is not str:
+            return None  # content parts, JSON, no message: conversation writes them (and counts the loss)
+        if src == "agent":
+            leading = False
+            if "REASONING_SCRATCHPAD>" in msg:
+                return None  # rewritten to <think> by conversation
+            reason = turn.get("reason")
+            value = f"<think>\n{reason}\n</think>\n" if reason is not None and reason.strip() else ""
+            calls = turn.get("tool_calls")
+            if calls:
+                if msg.strip():
+                    value += msg + "\n"
+                blocks: list[str] = []  # the turn's <tool_response> blocks, as its results are found
+                for call in calls:
+                    tcid, args = call["tcid"], call["args"]
+                    args = loads(args) if args is not None else None
+                    if tcid in owner or args is None or type(args) is str:
+                        return None  # a reused id; no arguments, or not valid JSON at the source (conversation)
+                    name = esc(call["fn"])
+                    owner[tcid] = (blocks, name)
+                    value += f'<tool_call>\n{{"name": {name}, "arguments": {"".join(chunks(args, 0))}}}\n</tool_call>\n'
+                    if call.get("result") is not None:  # a result on the call itself (ATIF): before the observation's
+                        blocks.append(
+                            f'<tool_response>\n{{"tool_call_id": {esc(tcid)}, "name": {name}, '
+                            f'"content": {content_json(loads(call["result"]))}}}\n</tool_response>'
+                        )
+                if "<think>" not in value:
+                    value = "<think>\n</think>\n" + value
+                out.append({"from": "gpt", "value": value.rstrip()})
+                out.append(blocks)
+                tool_slots.append(len(out) - 1)
+            else:
+                value += msg
+                if "<think>" not in value:
+                    value = "<think>\n</think>\n" + value
+                out.append({"from": "gpt", "value": value.strip()})
+        else:
+            if turn.get("tool_calls") or turn.get("reason"):
+                return None  # dropped: counted by conversation
+            leading = leading and src == "system"
+            if src == "user":
+                out.append({"from": "human", "value": msg})
+            elif not leading:
+                return None  # a later system turn, a developer turn, another source
+        observation = turn.get("observation")
+        if observation is not None:
+            results = loads(observation)
+            results = results.get("results") if type(results) is dict else False
+            if results is not None:
+                if type(results) is not list:
+                    return None
+                for res in results:
+                    found = owner.get(res.get("source_call_id")) if type(res) is dict else None
+                    if found is None:
+                        return None  # no call with that id: placed by position, or loose (conversation)
+                    found[0].append(
+                        f'<tool_response>\n{{"tool_call_id": {esc(res["source_call_id"])}, "name": {found[1]}, '
+                        f'"content": {content_json(res.get("content", ""))}}}\n</tool_response>'
+                    )
+    for k in reversed(tool_slots):
+        if out[k]:
+            out[k] = {"from": "tool", "value": "\n".join(out[k])}
+        else:
+            del out[k]  # no result came back for the turn's calls
+    return out

@@ -1,0 +1,304 @@
+"""``row_conversation`` (the common case read straight from a row) gives exactly what ``conversation`` gives.
+
+The fast path writes the bytes of ``render`` itself, so these tests are what keeps the two in step: every row of
+every test corpus and sample file, generated plain conversations (the rows it covers) and generated documents
+of every shape (the rows it must leave to ``conversation``). A row it covers must also be one ``conversation``
+converts without a loss, since the fast path reports none.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pchronicle_datasets as pc
+from pchronicle_datasets.features import training_view
+from pchronicle_datasets.formats import detect
+from pchronicle_datasets.formats.sharegpt import conversation, row_conversation
+from pchronicle_datasets.formats.sharegpt.render import content_json, json_string, tool_value, tools_prompt_of_json
+from pchronicle_datasets.losses import collect_losses
+from tests.strategies import AWKWARD_STRINGS, TOOL_RESULTS, json_values, storylines
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "tests" / "data"
+SAMPLES = ROOT / "pchronicle_datasets" / "samples"
+CORPORA = ROOT.parent / "shared" / "corpora"  # the real public files, when this checkout sits beside them
+
+
+def general(row: dict) -> tuple[list[dict], pc.LossReport]:
+    """What ``to_sharegpt`` gives for the row without the fast path, and the losses it reports."""
+    with collect_losses(propagate=False) as report:
+        return conversation(training_view(row)), report
+
+
+def check(story: dict) -> bool:
+    """The fast path on the document's row is None or the general path's output (with no loss); True if it
+    covered the row."""
+    row = pc.story_to_row(story)
+    fast = row_conversation(row)
+    if fast is None:
+        return False
+    want, report = general(row)
+    assert fast == want, story.get("session")
+    assert not report, report.summary()
+    assert pc.to_sharegpt(row)["conversations"] == want
+    return True
+
+
+def corpus_documents() -> list[tuple[str, list[dict]]]:
+    files = [*SAMPLES.rglob("*.json*"), *DATA.rglob("*.json*")]
+    if CORPORA.is_dir():
+        files += CORPORA.rglob("*.json*")
+    out = []
+    for path in sorted(p for p in files if p.is_file() and not p.name.endswith((".expected.json", ".losses.json"))):
+        data = path.read_bytes()
+        try:
+            fmt = detect(data, path.name).NAME
+            stories = pc.into_storyline(fmt, data, document_id=path.name)
+        except pc.PchronicleError:
+            continue  # files made to be refused
+        out.append((path.name, stories))
+    return out
+
+
+CORPUS = corpus_documents()
+
+
+def test_every_corpus_row_is_rendered_as_conversation_renders_it():
+    covered = total = 0
+    for _name, stories in CORPUS:
+        for story in stories:
+            total += 1
+            covered += check(story)
+    assert total > 400
+    assert covered > 100  # the fast path is not a dead branch: gateway captures and plain agent runs take it
+
+
+# ------------------------------------------------------------------------------ generated plain conversations
+
+_texts = st.one_of(st.sampled_from(AWKWARD_STRINGS), st.text(st.characters(codec="utf-8"), max_size=60))
+_json_texts = st.one_of(
+    st.sampled_from(
+        (
+            '{"n": 18446744073709551616}',  # beyond 64 bits: orjson would read a float, json an int
+            "[-9223372036854775809, 1.5e+300]",
+            '{"x": "e+", "y": 1e16}',
+            '  {"padded": true}',
+            "\u3000[1, 2]",
+            '{"deep": ' * 300 + "1" + "}" * 300,  # deeper than json's recursion limit: kept as text
+            "[NaN, Infinity]",
+            '{"bad": }',
+            "{" + '"k": "' + "x" * 900 + '"}',  # longer than orjson is trusted with
+        )
+    ),
+    json_values.map(lambda v: json.dumps(v, ensure_ascii=False)),
+    json_values.map(json.dumps),
+)
+_contents = st.one_of(st.sampled_from(TOOL_RESULTS), _texts, _json_texts, json_values)
+
+
+rare = st.integers(0, 19).map(bool)  # False one time in twenty
+
+
+@st.composite
+def plain_conversations(draw: st.DrawFn) -> dict:
+    """A document of the shape the fast path covers (user and agent turns, calls answered by id, sometimes on the
+    call itself), with the odd turn outside it."""
+    turns: list[dict] = []
+    if draw(st.booleans()):
+        turns.append({"id": 1, "src": "system", "msg": draw(_texts)})
+    waiting: list[str] = []
+    n = 0
+    for t in range(draw(st.integers(1, 6))):
+        # Now and then (one turn in twenty or so) something outside the fast path's case.
+        src = draw(
+            st.sampled_from(("user", "agent", "agent")) if draw(rare) else st.sampled_from(("system", "developer"))
+        )
+        turn: dict = {"id": 10 + t, "src": src, "msg": draw(_texts if draw(rare) else json_values)}
+        if draw(st.booleans()) and (src == "agent" or not draw(rare)):
+            turn["reason"] = draw(st.one_of(st.sampled_from(("", " \n", "Let me think.", "<think>x")), _texts))
+        if waiting and draw(st.booleans()):
+            ids = draw(st.lists(st.sampled_from(waiting), min_size=1, max_size=3))
+            turn["observation"] = {"results": [{"source_call_id": i, "content": draw(_contents)} for i in ids]}
+        if src == "agent" and draw(st.booleans()):
+            calls = []
+            for _ in range(draw(st.integers(0, 3))):
+                n += 1
+                args = st.dictionaries(_texts, json_values, max_size=3) if draw(rare) else json_values
+                call = {"tcid": f"c{n}", "fn": draw(st.sampled_from(("ls", "read_file", "é"))), "args": draw(args)}
+                if draw(st.integers(0, 4)) == 0:
+                    call["result"] = draw(_contents)
+                calls.append(call)
+                waiting.append(call["tcid"])
+            turn["tool_calls"] = calls
+        turns.append(turn)
+    story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": turns}
+    if draw(st.booleans()):
+        story["agent"]["tools"] = draw(
+            st.sampled_from(
+                (
+                    [{"type": "function", "function": {"name": "ls", "parameters": {}}}],
+                    [{"name": "ls"}, 7],  # an entry that is no function: dropped and counted
+                    [],
+                    None,
+                )
+            )
+        )
+    return story
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_conversations())
+def test_generated_plain_conversations(story):
+    pc.validate(story)
+    check(story)
+
+
+def test_the_plain_strategy_mostly_takes_the_fast_path():
+    covered = []
+
+    @settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(plain_conversations())
+    def run(story):
+        covered.append(check(story))
+
+    run()
+    assert sum(covered) > len(covered) // 5
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(storylines())
+def test_generated_documents_of_every_shape(story):
+    check(story)
+
+
+# --------------------------------------------------------------------------------------- what it leaves alone
+
+BASE = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}}
+CALL = {"tcid": "c1", "fn": "ls", "args": {}}
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [{"id": 1, "src": "agent", "msg": "<REASONING_SCRATCHPAD>x</REASONING_SCRATCHPAD>"}],
+        [{"id": 1, "src": "user", "msg": "a"}, {"id": 2, "src": "system", "msg": "later"}],
+        [{"id": 1, "src": "developer", "msg": "d"}],
+        [{"id": 1, "src": "agent", "msg": "", "tool_calls": [{**CALL, "args": "not json"}]}],
+        [
+            {"id": 1, "src": "agent", "msg": "", "tool_calls": [CALL]},
+            {"id": 2, "src": "agent", "msg": "", "observation": {"results": [{"content": "no id"}]}},
+        ],
+        [{"id": 1, "src": "user", "msg": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+        [{"id": 1, "src": "user", "msg": "a", "reason": "why"}],
+    ],
+    ids=["scratchpad", "later-system", "developer", "string-arguments", "result-without-id", "image", "user-reason"],
+)
+def test_rows_outside_the_common_case_are_left_to_conversation(turns):
+    story = {**BASE, "turns": turns}
+    row = pc.story_to_row(story)
+    assert row_conversation(row) is None
+    want, _ = general(row)
+    assert pc.to_sharegpt(row)["conversations"] == want
+
+
+def test_renamed_call_ids_and_sharegpt_documents_are_left_to_conversation():
+    renamed = {
+        **BASE,
+        "meta": {"source_call_ids": {"c1": "qwen_tc_0"}},
+        "turns": [
+            {"id": 1, "src": "agent", "msg": "", "tool_calls": [CALL]},
+            {
+                "id": 2,
+                "src": "agent",
+                "msg": "",
+                "observation": {"results": [{"source_call_id": "c1", "content": "x"}]},
+            },
+        ],
+    }
+    assert row_conversation(pc.story_to_row(renamed)) is None
+    assert '"tool_call_id": "qwen_tc_0"' in pc.to_sharegpt(pc.story_to_row(renamed))["conversations"][2]["value"]
+    [shared] = pc.into_storyline("sharegpt", '[{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello"}]')
+    assert row_conversation(pc.story_to_row(shared)) is None
+
+
+def test_a_malformed_row_is_refused_as_before():
+    row = pc.story_to_row({**BASE, "turns": [{"id": 1, "src": "user", "msg": "hi"}]})
+    row["turns"][0]["msg"] = '"unterminated'
+    with pytest.raises(pc.FormatError) as err:
+        pc.to_sharegpt(row)
+    assert err.value.pointer == "/turns/0/msg"
+
+
+def test_a_json_result_beyond_64_bits_keeps_its_integer():
+    story = {
+        **BASE,
+        "turns": [
+            {"id": 1, "src": "agent", "msg": "", "tool_calls": [CALL]},
+            {
+                "id": 2,
+                "src": "agent",
+                "msg": "",
+                "observation": {
+                    "results": [{"source_call_id": "c1", "content": '{"n": 18446744073709551616, "f": 2.5e-05}'}]
+                },
+            },
+        ],
+    }
+    row = pc.story_to_row(story)
+    assert row_conversation(row) is not None
+    value = pc.to_sharegpt(row)["conversations"][2]["value"]
+    assert '"content": {"n": 18446744073709551616, "f": 2.5e-05}' in value
+
+
+# ------------------------------------------------------------------------------------- the render primitives
+
+
+@given(st.text())  # every code point, lone surrogates included
+def test_json_string_is_json_dumps(text):
+    assert json_string(text) == json.dumps(text, ensure_ascii=False)
+
+
+def reference_content(content):
+    """What the reference puts in a ``<tool_response>``: ``json.dumps`` of the output, parsed when its stripped
+    text starts with { or [ and ``json.loads`` takes it."""
+    want = content
+    if isinstance(content, str) and content.strip().startswith(("{", "[")):
+        try:
+            want = json.loads(content)
+        except (ValueError, RecursionError):
+            want = content
+    return json.dumps(want, ensure_ascii=False)
+
+
+@given(st.one_of(_contents, st.text()))
+def test_content_json_is_the_reference_rule(content):
+    assert content_json(content) == reference_content(content)
+
+
+@pytest.mark.parametrize("space", sorted(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()))
+def test_json_after_any_space_that_strip_removes(space):
+    for content in (space + '{"a": 1}', space + "[]", space * 2 + "[1]"):
+        assert content_json(content) == reference_content(content)
+        assert tool_value([("c", "ls", content)]) == render_tool_value([("c", "ls", content)])
+
+
+def render_tool_value(results):
+    return "\n".join(
+        f'<tool_response>\n{{"tool_call_id": {json.dumps(c)}, "name": {json.dumps(n)}, "content": '
+        f"{reference_content(v)}}}\n</tool_response>"
+        for c, n, v in results
+    )
+
+
+def test_the_tools_prompt_cache_follows_the_text():
+    a = '[{"type": "function", "function": {"name": "a"}}]'
+    b = '[{"type": "function", "function": {"name": "b"}}]'
+    for text in (a, b, a, None, None, b, "[]"):
+        tools = None if text is None else json.loads(text)
+        assert tools_prompt_of_json(text) == (pc.formats.sharegpt.system_prompt(tools), ())
