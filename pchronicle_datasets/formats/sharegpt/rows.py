@@ -27,6 +27,7 @@ the start by ``conversation``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
@@ -38,6 +39,9 @@ from .hints import NAME
 from .render import JSON_CHUNKS, content_json, tools_prompt_of_json
 
 __all__ = ["row_conversation"]
+
+_TURN_FIELD_NAMES = ("src", "msg", "reason", "tool_calls", "observation")
+_TURN_FIELDS = operator.itemgetter(*_TURN_FIELD_NAMES)
 
 
 def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
@@ -58,8 +62,10 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
     tool_slots: list[int] = []  # where in out each turn with calls holds its blocks, joined at the end
     leading = True  # still in the leading system turns, which the generated prompt replaces
     for turn in row["turns"]:
-        src = turn["src"]
-        msg = turn.get("msg")
+        try:
+            src, msg, reason, calls, observation = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
+        except KeyError:  # a row from story_to_row holds only the fields the document has
+            src, msg, reason, calls, observation = (turn["src"], *map(turn.get, _TURN_FIELD_NAMES[1:]))
         msg = loads(msg) if msg is not None else None
         if type(msg) is not str:
             return None  # content parts, JSON, no message: conversation writes them (and counts the loss)
@@ -67,9 +73,7 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
             leading = False
             if "REASONING_SCRATCHPAD>" in msg:
                 return None  # rewritten to <think> by conversation
-            reason = turn.get("reason")
             value = f"<think>\n{reason}\n</think>\n" if reason is not None and reason.strip() else ""
-            calls = turn.get("tool_calls")
             if calls:
                 if msg.strip():
                     value += msg + "\n"
@@ -98,14 +102,13 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
                     value = "<think>\n</think>\n" + value
                 out.append({"from": "gpt", "value": value.strip()})
         else:
-            if turn.get("tool_calls") or turn.get("reason"):
+            if calls or reason:
                 return None  # dropped: counted by conversation
             leading = leading and src == "system"
             if src == "user":
                 out.append({"from": "human", "value": msg})
             elif not leading:
                 return None  # a later system turn, a developer turn, another source
-        observation = turn.get("observation")
         if observation is not None:
             results = loads(observation)
             results = results.get("results") if type(results) is dict else False

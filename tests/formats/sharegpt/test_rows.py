@@ -38,15 +38,19 @@ def general(row: dict) -> tuple[list[dict], pc.LossReport]:
 
 def check(story: dict) -> bool:
     """The fast path on the document's row is None or the general path's output (with no loss); True if it
-    covered the row."""
+    covered the row. Both shapes of a row: from ``story_to_row`` (the document's fields only) and from Arrow
+    (every column, absent ones None), as ``ds.map`` hands it over."""
     row = pc.story_to_row(story)
+    arrow_row = pc.rows_to_table([row]).to_pylist()[0]
     fast = row_conversation(row)
+    assert row_conversation(arrow_row) == fast
     if fast is None:
         return False
     want, report = general(row)
     assert fast == want, story.get("session")
     assert not report, report.summary()
     assert pc.to_sharegpt(row)["conversations"] == want
+    assert pc.to_sharegpt(arrow_row)["conversations"] == want
     return True
 
 
