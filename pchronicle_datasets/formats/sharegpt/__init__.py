@@ -4,6 +4,7 @@ The seed ``trajectory-format-sharegpt.md`` describes it; the reference agent's o
 decides every byte the seed leaves open, except the deliberate differences in ``docs/formats/sharegpt.md``.
 
 - ``render``: a Storyline document as ``[{"from", "value"}]`` (also what ``to_sharegpt`` gives);
+- ``rows``: the same, read straight from a plain dataset row (``to_sharegpt``'s common case, for speed);
 - ``reader``: records → documents; an element the writer would not give back byte for byte keeps its exact
   value as residual;
 - ``writer``: documents → records (same source: exact), and the seed's two-file folder;
