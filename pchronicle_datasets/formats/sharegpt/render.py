@@ -309,21 +309,14 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
     </tool_response>
     """
     # jdumps({"tool_call_id": …, "name": …, "content": …}), spelled out: the same bytes without a dict per result
-    # (the id and the name are short strings: encode_basestring is what jdumps writes them with). Called for
-    # every tool turn: plain text content is written in the loop, without a call to content_json.
-    parts = []
-    for cid, name, content in results:
-        if type(content) is not str or content[:1] in _MAYBE_JSON:
-            written = content_json(content)
-        elif len(content) < _ORJSON_STRING_LENGTH:
-            written = encode_basestring(content)
-        else:
-            written = json_string(content)
-        parts.append(
+    # (the id and the name are short strings: encode_basestring is what jdumps writes them with).
+    return "\n".join(
+        [
             f'<tool_response>\n{{"tool_call_id": {encode_basestring(cid)}, "name": {encode_basestring(name)}, '
-            f'"content": {written}}}\n</tool_response>'
-        )
-    return "\n".join(parts)
+            f'"content": {content_json(content)}}}\n</tool_response>'
+            for cid, name, content in results
+        ]
+    )
 
 
 # The first characters of a tool output that can be JSON the reference parses: { or [, or the whitespace JSON
@@ -333,8 +326,8 @@ _MAYBE_JSON = frozenset("{[ \t\n\r")
 
 def content_json(content: Any) -> str:
     """``jdumps(response_content(content))``: a tool output as JSON in its ``<tool_response>``, with the test
-    ``response_content`` makes (the stripped text starts with { or [) done on the first character when that is
-    not a space, which saves copying every output to strip it.
+    ``response_content`` makes (the stripped text starts with { or [, and json.loads takes it) done on the first
+    character, which saves copying every output to strip it.
 
     >>> content_json("a.txt"), content_json(' {"size": 3}'), content_json({"size": 3})
     ('"a.txt"', '{"size": 3}', '{"size": 3}')
@@ -342,7 +335,7 @@ def content_json(content: Any) -> str:
     if type(content) is not str:
         return jdumps(content)
     first = content[:1]
-    if not (first == "{" or first == "[" or (first.isspace() and content.lstrip().startswith(("{", "[")))):
+    if first not in _MAYBE_JSON or (first not in "{[" and not content.lstrip(" \t\n\r").startswith(("{", "["))):
         return json_string(content)
     if len(content) < _ORJSON_SAFE_LENGTH and JSON_CHUNKS is not None:
         # _reference_loads written out, with its scan for integers beyond 64 bits done on the JSON written
@@ -374,7 +367,7 @@ def _flat_object_json(obj: dict) -> str | None:
     for key, value in obj.items():
         kind = type(value)
         if kind is str:
-            written = encode_basestring(value) if len(value) < _ORJSON_STRING_LENGTH else json_string(value)
+            written = json_string(value)
         elif value is None:
             written = "null"
         elif kind is bool:
