@@ -14,6 +14,7 @@ from ...jsonio import dumps, json_type, short, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
 from ...pointer import join
+from ...render.sharegpt import elements, jdumps, system_prompt, tool_value
 from ...schema import is_time
 from ..base import Record, documents, read_records
 from ..markup import blocks, without
@@ -21,7 +22,6 @@ from ..residual import ENVELOPE_KEY, Residual, origin
 from .hints import HINTS, NAME, make_hints
 from .llamafactory import DIALECT, calls_of, is_dialect
 from .llamafactory import elements as lf_elements
-from .render import elements, jdumps, system_prompt, tool_value
 
 #: The roles the reader reads (``from``), each with the one it stands for: the reference agent's, the aliases
 #: other ShareGPT writers use, and LLaMA-Factory's (``llamafactory``).

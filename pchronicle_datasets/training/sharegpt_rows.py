@@ -5,7 +5,7 @@ JSON arguments, results that name the call they answer. For such a row, ``row_co
 elements ``conversation(training_view(row))`` gives, from the row's JSON text columns as they are: no document
 is built (decoding a row into one cost as much as rendering it), and the elements are written in one loop.
 
-The bytes are ``render``'s: the ``<think>`` and ``<tool_call>`` blocks of ``agent_value`` and the
+The bytes are ``render.sharegpt``'s: the ``<think>`` and ``<tool_call>`` blocks of ``agent_value`` and the
 ``<tool_response>`` blocks of ``tool_value``, spelled out in the loop because a call per turn and per result
 cost a tenth of the time (``benchmarks/bench_sharegpt.py``). ``tests/formats/sharegpt/test_rows.py`` holds the
 two equal over every test corpus and over generated documents: a change to one is a failing test until the
@@ -34,9 +34,9 @@ from typing import Any
 
 import orjson
 
-from ...linking import SOURCE_CALL_IDS
-from .hints import NAME
-from .render import JSON_CHUNKS, content_json, tools_prompt_of_json
+from ..formats.sharegpt.hints import NAME
+from ..linking import SOURCE_CALL_IDS
+from ..render.sharegpt import JSON_CHUNKS, content_json, tools_prompt_of_json
 
 __all__ = ["row_conversation"]
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import orjson
 
-from ...jsonio import may_hold_big_int
-from ...linking import place_results, shown_call_ids
-from ...losses import report_loss
+from ..jsonio import may_hold_big_int
+from ..linking import place_results, shown_call_ids
+from ..losses import report_loss
 
 __all__ = [
     "JSON_CHUNKS",
@@ -244,7 +244,7 @@ def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_ar
 def _gpt_text(turn: dict[str, Any], arguments: list[Any], empty_think: bool) -> str:
     """``gpt_value`` with the arguments already written (``written_arguments``, which counts their losses).
 
-    ``rows.row_conversation`` writes the same bytes for the rows it covers (see its docs)."""
+    ``training.sharegpt_rows.row_conversation`` writes the same bytes for the rows it covers (see its docs)."""
     reason = turn.get("reason")
     content = f"<think>\n{reason}\n</think>\n" if isinstance(reason, str) and reason.strip() else ""
     msg = text_of(turn.get("msg"))
