@@ -27,26 +27,28 @@ import glob
 import hashlib
 import json
 import os
-import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import datasets
-import orjson
 from datasets.builder import Key
 from datasets.exceptions import DatasetGenerationError
 from datasets.utils.file_utils import xopen
 from datasets.utils.py_utils import classproperty
 
-from .compression import MAX_DECOMPRESSED_SIZE, compression_of
-from .errors import FormatError, PchronicleError
+from .compression import MAX_DECOMPRESSED_SIZE
+from .errors import BadRecordError
 from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
-from .formats import detect, format_names, get_format, iter_records
+from .formats import capability, format_names, iter_records
 from .formats.base import as_bytes
 from .formats.residual import origin
 from .gc_pause import gc_paused
-from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, check_writable, new_run_id, repair
+from .loading.ids import document_ids
+from .loading.policy import BadRecords, check_policy, prepare_quarantine
+from .loading.ranges import byte_range
+from .loading.split import HEAD, split_kind
+from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -55,18 +57,8 @@ __all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteE
 MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
 SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
-HEAD = 1 << 20  # bytes read to decide whether a file can be split
 FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
 _quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
-
-
-class BadRecordError(FormatError, DatasetGenerationError):
-    """A bad record stopped ``load_dataset`` (``on_bad_records="error"``).
-
-    It is a ``FormatError`` (with the file, line and pointer of the cause) and a ``DatasetGenerationError``,
-    so ``load_dataset`` lets it through as it is instead of wrapping it in a bare "An error occurred while
-    generating the dataset".
-    """
 
 
 class QuarantineWriteError(QuarantineError, DatasetGenerationError):
@@ -102,8 +94,7 @@ class PchronicleConfig(datasets.BuilderConfig):
         config and sets the user's options with setattr, which skips ``__post_init__``."""
         if self.name != "auto" and self.name not in format_names():
             raise ValueError(f"unknown pchronicle format {self.name!r}; known: auto, {', '.join(format_names())}")
-        if self.on_bad_records not in ("error", "skip"):
-            raise ValueError(f"on_bad_records must be 'error' or 'skip', got {self.on_bad_records!r}")
+        check_policy(self.on_bad_records)
         if type(self.batch_size) is not int or self.batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
         if type(self.max_decompressed_size) is not int or self.max_decompressed_size < 1:
@@ -142,15 +133,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         if self.config.on_bad_records == "skip" and self.config.quarantine_file:
             # Before any input is read, in the main process (workers only append).
             try:
-                parent = os.path.dirname(os.path.abspath(self.config.quarantine_file))
-                try:
-                    os.makedirs(parent, exist_ok=True)
-                except OSError as exc:
-                    raise QuarantineError(
-                        f"cannot create its folder: {exc.strerror}", document_id=self.config.quarantine_file
-                    ) from None
-                check_writable(self.config.quarantine_file)
-                removed = repair(self.config.quarantine_file)
+                removed = prepare_quarantine(self.config.quarantine_file)
             except QuarantineError as exc:
                 raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
             if removed:
@@ -160,7 +143,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 )
         # No extraction: compressed files are decompressed here as they are read, member by member.
         files = dl_manager.download(self.config.data_files)
-        names = _document_ids(self.config.data_files, self.config.data_dir)
+        names = _document_ids(self.config.data_files, self.config.data_dir)  # the same ids as the CLI's and Spark's
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -211,22 +194,26 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
-        if n == 1 and not _splittable(path, self.config.name):
+        fmt = _splittable(path, self.config.name)
+        if n == 1 and fmt is None:
             records = iter_records(self.config.name, f, name, max_size=self.config.max_decompressed_size)
         else:
             # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file
             # itself, which it can read again by offset (no spill file), and the part's byte range.
-            module = get_format(self.config.name) if self.config.name != "auto" else detect(_head(path), name)
+            module = capability(fmt or self.config.name, "splittable")
             records = module.iter_records(f, name, byte_range=_byte_range(path, k, n) if n > 1 else None)
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0
         first_pass = key not in _quarantined
-        self._bad = Quarantine(
-            self.config.quarantine_file,
-            run=run,
-            log=lambda message: logger.warning(f"pchronicle: {message}"),
-            examples=MAX_EXAMPLES,
-            write=first_pass,
+        self._bad = BadRecords(
+            self.config.on_bad_records,
+            Quarantine(
+                self.config.quarantine_file,
+                run=run,
+                log=lambda message: logger.warning(f"pchronicle: {message}"),
+                examples=MAX_EXAMPLES,
+                write=first_pass,
+            ),
         )
         while True:
             # Decoding and row building allocate many containers without cycles: the collector waits
@@ -239,7 +226,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             yield Key(shard, batch), table
             batch += 1
         _quarantined.add(key)
-        bad = self._bad
+        bad = self._bad.quarantine
         if bad.count:
             again = "" if first_pass else " (again: this run already quarantined them)"
             logger.warning(f"pchronicle: {bad.summary(f' in {name}')}{again}")
@@ -286,10 +273,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         rows: list[dict[str, Any]] = []
         for rec in records:
             if rec.error is not None:
-                if self.config.on_bad_records == "error":
-                    raise _as_loader_error(rec.error, name)
                 try:
-                    self._bad.add(name, rec)
+                    self._bad.take(name, rec)  # raises BadRecordError under on_bad_records="error"
                 except QuarantineError as exc:
                     raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
                 continue
@@ -308,27 +293,13 @@ def _head(path: str) -> bytes:
         return as_bytes(f.read(HEAD))
 
 
-def _splittable(path: str, fmt: str) -> bool:
-    """A local plain JSON Lines file of a format whose reader takes ``byte_range``: its first non-blank line
-    is, by itself, a JSON object, and a second one follows (so its reader streams it line by line)."""
+def _splittable(path: str, fmt: str) -> str | None:
+    """The format of a big local file this builder may read in byte ranges (``loading.split``'s rule, kind
+    ``"range"``), or None. Only local files at least twice ``SPLIT_MIN``: a part is read by offset."""
     if "://" in path or "::" in path or not os.path.isfile(path) or os.path.getsize(path) < 2 * SPLIT_MIN:
-        return False
-    head = _head(path)
-    if compression_of(head) is not None:
-        return False
-    try:
-        module = detect(head) if fmt == "auto" else get_format(fmt)
-    except ValueError:  # FormatError too: not recognised, or ambiguous; the whole-file reader reports it
-        return False
-    if not getattr(module, "SPLITTABLE", False):
-        return False
-    lines = [raw for raw in head.split(b"\n")[:-1] if raw and not raw.isspace()][:2]  # complete lines only
-    if len(lines) < 2:
-        return False
-    try:
-        return isinstance(orjson.loads(lines[0]), dict)
-    except orjson.JSONDecodeError:
-        return False
+        return None
+    split = split_kind(_head(path), fmt)
+    return split[1] if split is not None and split[0] == "range" else None
 
 
 def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dict[str, Any]:
@@ -336,7 +307,8 @@ def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dic
     that one big capture keeps every worker busy."""
     files, names, parts = [], [], []
     for path, name, part in zip(gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], strict=True):
-        n = min(num_proc, os.path.getsize(path) // SPLIT_MIN) if tuple(part) == (0, 1) and _splittable(path, fmt) else 1
+        whole = tuple(part) == (0, 1)
+        n = min(num_proc, os.path.getsize(path) // SPLIT_MIN) if whole and _splittable(path, fmt) else 1
         pieces = [tuple(part)] if n <= 1 else [(k, n) for k in range(n)]
         files += [path] * len(pieces)
         names += [name] * len(pieces)
@@ -345,66 +317,16 @@ def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dic
 
 
 def _byte_range(path: str, k: int, n: int) -> tuple[int, int | None]:
-    """Part ``k`` of ``n`` of a file: from the first line that starts at or after ``k/n`` of its size to the
-    first that starts at or after ``(k+1)/n`` (the file's end for the last part)."""
-    size = os.path.getsize(path)
+    """Part ``k`` of ``n`` of a local file (``loading.ranges.byte_range``)."""
     with open(path, "rb") as f:
-        return _line_start(f, size * k // n), (None if k == n - 1 else _line_start(f, size * (k + 1) // n))
-
-
-def _line_start(f: Any, pos: int) -> int:
-    if pos == 0:
-        return 0
-    f.seek(pos - 1)
-    while True:
-        chunk = f.read(1 << 16)
-        if not chunk:
-            return f.tell()
-        nl = chunk.find(b"\n")
-        if nl != -1:
-            return f.tell() - len(chunk) + nl + 1
-
-
-def _as_loader_error(err: PchronicleError, name: str) -> BadRecordError:
-    kind = type(err).__name__
-    return BadRecordError(
-        f"{err.reason} [{kind}]", pointer=err.pointer, document_id=err.document_id or name, line=err.line
-    )
+        return byte_range(f, os.path.getsize(path), k, n)
 
 
 def _document_ids(data_files: dict[str, list[str]], data_dir: str | None) -> dict[str, list[str]]:
-    """Each file as the user named it: relative to ``data_dir``, else to the common parent of all entries;
-    POSIX separators; the same with and without streaming (datasets resolves the entries to absolute paths
-    or URLs before the builder sees them)."""
+    """``loading.ids.document_ids`` of every split's files, relative to the same base for all splits."""
     every = [str(p) for paths in data_files.values() for p in paths]
-    base = _strip_protocol(data_dir) if data_dir else _common_parent([_strip_protocol(p) for p in every])
-    out = {}
-    for split, paths in data_files.items():
-        out[split] = [_relative(_strip_protocol(str(p)), base) for p in paths]
-    return out
-
-
-def _strip_protocol(path: str) -> str:
-    path = path.split("::")[0]
-    if "://" in path:
-        path = path.split("://", 1)[1]
-    return path.replace(os.sep, "/") if os.sep != "/" else path
-
-
-def _common_parent(paths: list[str]) -> str:
-    if not paths:
-        return ""
-    parents = [posixpath.dirname(p) for p in paths]
-    try:
-        return posixpath.commonpath(parents) if len({p.startswith("/") for p in parents}) == 1 else ""
-    except ValueError:
-        return ""
-
-
-def _relative(path: str, base: str) -> str:
-    if base and (path == base or path.startswith(base.rstrip("/") + "/")):
-        return posixpath.relpath(path, base)
-    return path
+    ids = iter(document_ids(every, data_dir))
+    return {split: [next(ids) for _ in paths] for split, paths in data_files.items()}
 
 
 def register() -> None:

@@ -34,9 +34,10 @@ from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
+from .loading.policy import BadRecords, check_policy, prepare_quarantine
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
-from .quarantine import Quarantine, QuarantineError, check_writable, repair
+from .quarantine import Quarantine
 from .schema import iter_errors
 
 EPILOG = """examples:
@@ -84,31 +85,24 @@ def _records(
                 data.close()
 
 
-class _BadRecords:
-    """The ``--on-bad-records`` policy of a command: stop at the first bad record, or set it aside. The
-    quarantine file is checked and repaired before any input is read."""
+def _refuse(err: PchronicleError, path: str) -> PchronicleError:
+    return err  # the command stops with the record's own error (printed as "pchronicle-datasets: <error>")
+
+
+class _BadRecords(BadRecords):
+    """The ``--on-bad-records`` policy of a command (``loading.policy``): stop at the first bad record, or set
+    it aside. The quarantine file is made ready before any input is read."""
 
     def __init__(self, policy: str, quarantine: str | None) -> None:
-        self.policy = policy
-        self.quarantine = Path(quarantine) if quarantine and policy == "skip" else None
-        if self.quarantine:
-            try:
-                self.quarantine.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise QuarantineError(f"cannot create its folder: {exc.strerror}", document_id=quarantine) from None
-            check_writable(self.quarantine)
-            if removed := repair(self.quarantine):
-                print(f"removed a partial last entry ({removed} bytes) from {self.quarantine}", file=sys.stderr)
-        self.log = Quarantine(self.quarantine, log=lambda message: print(message, file=sys.stderr))
-
-    @property
-    def count(self) -> int:
-        return self.log.count
+        target = Path(quarantine) if quarantine and policy == "skip" else None
+        if target and (removed := prepare_quarantine(target)):
+            print(f"removed a partial last entry ({removed} bytes) from {target}", file=sys.stderr)
+        log = Quarantine(target, log=lambda message: print(message, file=sys.stderr))
+        super().__init__(check_policy(policy), log, _refuse)
+        self.log = log
 
     def __call__(self, path: str, rec: Record) -> None:
-        if self.policy == "error":
-            raise rec.error  # type: ignore[misc]
-        self.log.add(path, rec)
+        self.take(path, rec)
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:

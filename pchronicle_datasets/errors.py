@@ -4,11 +4,17 @@
 Every error carries the RFC 6901 pointer of the offending value (``.pointer``; ``""`` is the root),
 the document or file it came from (``.document_id``) and, for line-oriented sources, the 1-based
 ``.line``. The message says all of them, because users mostly see the ``str()`` of an error in a log.
+
+``PchronicleError`` ─┬─ ``StorylineError`` (a document breaks RFC-0001)
+                     └─ ``FormatError`` (a source file breaks its format's rules) ── ``BadRecordError`` (a load
+                        refused a record; every engine raises it)
 """
 
 from __future__ import annotations
 
-__all__ = ["FormatError", "PchronicleError", "StorylineError"]
+from datasets.exceptions import DatasetGenerationError
+
+__all__ = ["BadRecordError", "FormatError", "PchronicleError", "StorylineError"]
 
 
 class PchronicleError(ValueError):
@@ -66,3 +72,12 @@ class StorylineError(PchronicleError):
 
 class FormatError(PchronicleError):
     """A source file breaks its format's rules; ``.pointer`` points into the source."""
+
+
+class BadRecordError(FormatError, DatasetGenerationError):
+    """A bad record stopped a load (``on_bad_records="error"``): ``load_dataset``, a Spark job.
+
+    It is a ``FormatError`` (with the file, line and pointer of the cause; ``loading.policy.refusal`` makes it)
+    and a ``DatasetGenerationError``, so ``load_dataset`` lets it through as it is instead of wrapping it in a
+    bare "An error occurred while generating the dataset".
+    """

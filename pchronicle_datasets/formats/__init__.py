@@ -22,10 +22,11 @@ from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import Format, Record, documents, first_value, first_values
+from .base import CAPABILITIES, Format, Record, documents, first_value, first_values
 from .source import BOM, Source, file_chunks, utf8
 
 __all__ = [
+    "capability",
     "convert",
     "describe",
     "detect",
@@ -66,6 +67,7 @@ def register(module: Any) -> Any:
         raise TypeError(f"a format's OUTPUT is 'file' or 'folder', got {module.OUTPUT!r}")
     if module.OUTPUT == "folder" and not hasattr(module, "encode_folder"):
         raise TypeError("a format whose OUTPUT is 'folder' needs encode_folder(stories) -> {file name: text}")
+    _check_capabilities(module)
     if _FORMATS.get(module.NAME) is module:
         return module
     names = [module.NAME, *module.ALIASES]
@@ -75,6 +77,47 @@ def register(module: Any) -> Any:
     _FORMATS[module.NAME] = module
     for alias in module.ALIASES:
         _ALIASES[alias] = module.NAME
+    return module
+
+
+def _check_capabilities(module: Any) -> None:
+    """A format that declares an optional capability (the first member of ``base.CAPABILITIES``) has all of it."""
+    for name, (protocol, members) in CAPABILITIES.items():
+        if not hasattr(module, members[0]):
+            continue
+        missing = [m for m in members if not hasattr(module, m)]
+        if missing:
+            raise TypeError(
+                f"a format with {members[0]} ({name}) needs {', '.join(missing)} too (see base.{protocol.__name__})"
+            )
+        for member in members:
+            value = getattr(module, member)
+            if member.isupper() and member != "HINTS" and not isinstance(value, bool):
+                raise TypeError(f"a format's {member} is True or False, got {value!r}")
+            if member == "HINTS" and not (isinstance(value, str) and value):
+                raise TypeError(f"a format's HINTS is the /meta key of its export hints (a string), got {value!r}")
+            if member.islower() and not callable(value):
+                raise TypeError(f"a format's {member} is a function (see base.{protocol.__name__})")
+
+
+def capability(fmt: Format | str, name: str) -> Any:
+    """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
+    ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
+    ``"hints"``, ``"regrouping"``), typed as that capability's protocol; else None. The one place that looks
+    for a format's optional members: ``register`` has checked that a format declaring one has all of it.
+
+    >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
+    ('openai-msg', None)
+    >>> capability("sharegpt", "folder_writer").encode_folder([])
+    {'trajectory_samples.jsonl': '', 'failed_trajectories.jsonl': ''}
+    """
+    if name not in CAPABILITIES:
+        raise ValueError(f"unknown capability {name!r}; known: {', '.join(CAPABILITIES)}")
+    module = get_format(fmt) if isinstance(fmt, str) else fmt
+    first = CAPABILITIES[name][1][0]
+    value = getattr(module, first, None)
+    if value is None or value is False:
+        return None
     return module
 
 

@@ -16,16 +16,24 @@ import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
-from .source import BOM, Source, as_source, utf8
+from .source import BOM, Source, as_source, is_blank_line, utf8
 
 __all__ = [
+    "CAPABILITIES",
     "UNPARSED",
+    "BatchedWriter",
+    "FolderWriter",
     "Format",
+    "Hinted",
+    "LineReader",
     "Record",
+    "Regrouping",
     "Source",
+    "Splittable",
     "as_bytes",
     "as_source",
     "documents",
+    "first_line_kind",
     "first_value",
     "first_values",
     "json_lines",
@@ -34,6 +42,7 @@ __all__ = [
     "parse_source",
     "parsed_lines",
     "read_records",
+    "starts_json_lines",
 ]
 
 # (index among the non-blank lines, 1-based physical line, byte offset in the stream (-1: not re-readable), raw,
@@ -87,6 +96,82 @@ class Format(Protocol):
     def encode(self, stories: list[dict[str, Any]], **options: Any) -> str: ...
 
 
+# ---------------------------------------------------------------------------------- optional capabilities
+# What a format may do beyond the contract above. Callers never look for these members themselves: they ask
+# ``formats.capability(fmt, name)`` (one lookup, by the names of ``CAPABILITIES``), and ``formats.register``
+# checks that a format declaring one has all of it.
+
+
+@runtime_checkable
+class Splittable(Protocol):
+    """Its big JSON Lines files may be read in byte ranges: ``iter_records(…, byte_range=(start, end))`` gives
+    the records that start in ``[start, end)`` (``end`` None: the file's end), the parts of a file in order
+    giving exactly the file's records (openai-msg: the sessions whose first row starts there)."""
+
+    SPLITTABLE: Literal[True]
+
+    def iter_records(
+        self, data: Any, document_id: str | None = None, *, byte_range: Any = None
+    ) -> Iterator[Record]: ...
+
+
+@runtime_checkable
+class LineReader(Protocol):
+    """Its JSON Lines hold one record per line, standing alone: ``read_line(value, raw, document_id, line,
+    index)`` is what its JSON Lines loop gives for one parsed line (``line`` 1-based physical, ``index``
+    0-based among the non-blank lines), so a part of a split file is read in place."""
+
+    def read_line(self, value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]: ...
+
+
+@runtime_checkable
+class FolderWriter(Protocol):
+    """Its writer lays out several files (``OUTPUT = "folder"``): ``encode_folder(stories) -> {name: text}``."""
+
+    def encode_folder(self, stories: list[dict[str, Any]]) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class BatchedWriter(Protocol):
+    """``encode(a + b) == encode(a) + encode(b)`` (and the same per file of ``encode_folder``): a writer may be
+    given a batch at a time."""
+
+    ENCODE_IN_BATCHES: Literal[True]
+
+
+@runtime_checkable
+class Hinted(Protocol):
+    """Its reader keeps export hints (what the same-source writer needs to give back the source bytes) under
+    ``/meta/<HINTS>``."""
+
+    HINTS: str
+
+
+@runtime_checkable
+class Regrouping(Protocol):
+    """Its records are groups of JSON Lines rows (openai-msg: the rows of a session), which an engine that
+    shuffles (Spark) may regroup itself: ``group_of(index, value, line, raw, document_id)`` is a row's group
+    key, or the bad record the reader makes of the row; ``build_group(key, rows, document_id, scan)`` the
+    document of one group's rows ``(index, value, line, raw)`` in file order (raising its ``FormatError``)."""
+
+    def group_of(
+        self, index: int, value: Any, line: int | None, raw: bytes, document_id: str | None
+    ) -> str | Record: ...
+
+    def build_group(self, key: str, rows: list, document_id: str | None, scan: bool = True) -> dict[str, Any]: ...
+
+
+#: name → (protocol, the members that declare it: a format has the capability when it has the first).
+CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
+    "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
+    "line_reader": (LineReader, ("read_line",)),
+    "folder_writer": (FolderWriter, ("encode_folder",)),
+    "batched_writer": (BatchedWriter, ("ENCODE_IN_BATCHES",)),
+    "hints": (Hinted, ("HINTS",)),
+    "regrouping": (Regrouping, ("group_of", "build_group")),
+}
+
+
 def as_bytes(data: str | bytes | bytearray | memoryview, document_id: str | None = None) -> bytes:
     """The input as bytes, without a leading UTF-8 byte-order mark (``str`` is encoded as UTF-8)."""
     data = utf8(data, document_id) if isinstance(data, str) else bytes(data)
@@ -102,7 +187,7 @@ def json_lines(data: bytes) -> list[tuple[int, bytes]] | None:
     JSON Lines keeps its good lines even when the first is broken. orjson alone decides here, so a line it
     would misread (an integer beyond 64 bits) still counts, and its strict parse later reports the value.
     """
-    lines = [(i + 1, raw) for i, raw in enumerate(data.split(b"\n")) if raw and not raw.isspace()]
+    lines = [(i + 1, raw) for i, raw in enumerate(data.split(b"\n")) if not is_blank_line(raw)]
     if len(lines) < 2:
         return None
     for _, raw in lines:
@@ -168,7 +253,7 @@ def first_values(data: bytes) -> Iterator[Any]:
     [{'a': 1}]
     """
     data = as_bytes(data)
-    lines = (raw for raw in data.split(b"\n", 1024) if raw and not raw.isspace())
+    lines = (raw for raw in data.split(b"\n", 1024) if not is_blank_line(raw))
     for n, raw in enumerate(lines):
         try:
             value = orjson.loads(raw)
@@ -267,6 +352,39 @@ def parse_line(raw: bytes, document_id: str | None, line: int | None) -> tuple[A
         return exc, big
 
 
+#: What a file's first non-blank line says about the file (``first_line_kind``).
+LineKind = Literal["row", "scalar", "broken", "open"]
+
+
+def first_line_kind(raw: bytes) -> LineKind:
+    """What the first non-blank line of a file is, by itself: ``"row"`` (a complete JSON object or array),
+    ``"scalar"`` (a complete JSON scalar), ``"broken"`` (not JSON, broken before its end) or ``"open"`` (JSON
+    that stops at the line's end: the first line of a pretty-printed value, or a JSON Lines line cut short).
+    orjson alone decides (structure only); the reader then parses strictly.
+
+    >>> [first_line_kind(r) for r in (b'{"a": 1}', b"42", b"{x", b'{"a":')]
+    ['row', 'scalar', 'broken', 'open']
+    """
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return "broken" if exc.pos < len(raw) and exc.msg != "unexpected end of data" else "open"
+    return "row" if isinstance(value, (dict, list)) else "scalar"
+
+
+def starts_json_lines(head: list[bytes]) -> bool:
+    """THE rule "this file is JSON Lines, decided from its first lines": its first non-blank line is, by itself,
+    a JSON object or array, and a second non-blank line follows (``head``: the first non-blank lines, complete).
+    Then the file is read line by line as it streams (``parse_source``) and may be split at line boundaries
+    (``loading.split``); a file that is one JSON value (an array, an envelope, a pretty-printed document) has
+    no such first line. Files that start otherwise are decided from more of their text (``parse_source``).
+
+    >>> starts_json_lines([b'{"a": 1}', b'[2]']), starts_json_lines([b'{"a": 1}']), starts_json_lines([b"[", b"1]"])
+    (True, False, False)
+    """
+    return len(head) >= 2 and first_line_kind(head[0]) == "row"
+
+
 def parse_source(src: Source, document_id: str | None, *, lazy: bool = False) -> tuple[bool, Any]:
     """``parse_file`` on a stream, deciding from the file's first lines, with the same outcome as on the whole
     text: ``(True, value)`` (then ``src.text`` is the whole text), or ``(False, lines)`` where each line is
@@ -288,18 +406,16 @@ def parse_source(src: Source, document_id: str | None, *, lazy: bool = False) ->
         text = src.read_all()
         return True, loads(text, document_id=document_id)  # raises the error of a blank file
     raw = head[0][2]
-    try:
-        row_like, parsed = isinstance(orjson.loads(raw), (dict, list)), True
-        conclusive = True
-    except orjson.JSONDecodeError as exc:
-        row_like = parsed = False
-        conclusive = exc.pos < len(raw) and exc.msg != "unexpected end of data"
-    if not conclusive or (parsed and len(head) == 1):
+    if starts_json_lines([line[2] for line in head]):
+        return False, _stream_lines(src, document_id, lazy)
+    kind = first_line_kind(raw)
+    parsed = kind in ("row", "scalar")
+    if kind == "open" or (parsed and len(head) == 1):
         return _parse_text(src, document_id, raw if parsed else None)
-    if not row_like:
+    if kind != "row":
         # Held until a line that is an object or array says it is JSON Lines (or the end, that it is not).
         line = head[-1]
-        while not _is_row_like(line[2]):
+        while first_line_kind(line[2]) != "row":
             line = src.peek_more()
             if line is None:
                 return _parse_text(src, document_id, None)
@@ -321,13 +437,6 @@ def _parse_text(src: Source, document_id: str | None, line: bytes | None) -> tup
         starts.append(at)
         at += len(piece) + 1
     return False, ((i, n, starts[n - 1], r, v, big) for i, n, r, v in parsed)
-
-
-def _is_row_like(raw: bytes) -> bool:
-    try:
-        return isinstance(orjson.loads(raw), (dict, list))
-    except orjson.JSONDecodeError:
-        return False
 
 
 def _stream_lines(src: Source, document_id: str | None, lazy: bool = False) -> Iterator[StreamLine]:

@@ -38,13 +38,23 @@ from typing import Any
 from ..compression import DecompressionLimitError
 from ..errors import FormatError
 
-__all__ = ["BOM", "CHUNK", "WHITESPACE_KEPT", "Source", "as_source", "file_chunks", "utf8"]
+__all__ = ["BOM", "CHUNK", "WHITESPACE_KEPT", "Source", "as_source", "file_chunks", "is_blank_line", "utf8"]
 
 CHUNK = 1 << 20  # bytes read from a file object at a time
 WHITESPACE_KEPT = 1 << 20  # whitespace kept at the start of a line (and of the file, for read_all)
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark, skipped at the start of a file
 
 Line = tuple[int, int, bytes]  # (1-based physical line number, byte offset of raw in the stream, raw)
+
+
+def is_blank_line(raw: bytes) -> bool:
+    """Whether a line (without its newline) is blank: empty, or whitespace only (``bytes.isspace``: space, tab,
+    CR, vertical tab, form feed). Every JSON Lines reader, counter and splitter skips these lines.
+
+    >>> is_blank_line(b""), is_blank_line(b" \\t\\r"), is_blank_line(b' {"a": 1}')
+    (True, True, False)
+    """
+    return not raw or raw.isspace()
 
 
 def utf8(text: str, document_id: str | None = None) -> bytes:
@@ -196,7 +206,7 @@ class Source:
                 else:
                     raw, start = part, offset
                 offset += len(part) + 1
-                if raw and not raw.isspace():
+                if not is_blank_line(raw):
                     yield number, start, raw
             if last:
                 if not carry:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..formats import capability
 from ..formats.base import Record
 
 __all__ = ["LineRule", "line_rule"]
@@ -33,9 +34,10 @@ LineRule = Callable[[Any, bytes, "str | None", int, int], list[Record]]
 
 def line_rule(module: Any) -> LineRule | None:
     """The per-line rule of a format (its module), or None when its big files are read whole."""
-    read_line = getattr(module, "read_line", None)
-    if read_line is None:
+    reader = capability(module, "line_reader")
+    if reader is None:
         return None
+    read_line = reader.read_line
 
     def rule(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
         return read_line(value, raw, document_id, line, index - 1)  # read_line counts lines from 0

@@ -34,18 +34,17 @@ from __future__ import annotations
 
 import logging
 import posixpath
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 import fsspec
-import orjson
 from fsspec.core import url_to_fs
 
-from ..compression import compression_of
-from ..formats import DETECT_RECORDS, detect, get_format
+from ..formats import capability
 from ..formats.base import as_bytes
-from .lines import line_rule
+from ..loading.ids import document_ids as _document_ids
+from ..loading.ranges import count_lines, read_lines
+from ..loading.split import HEAD, split_kind
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -64,8 +63,6 @@ __all__ = [
 logger = logging.getLogger("pchronicle_datasets")
 
 DEFAULT_SPLIT_SIZE = 128 * 1024 * 1024  # Spark's own default for file splits (spark.sql.files.maxPartitionBytes)
-_HEAD = 1 << 20  # enough for the first records of big-lined files (ATIF trajectories, long conversations)
-_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -109,66 +106,14 @@ def list_files(paths: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-def _strip(url: str) -> str:
-    return url.split("://", 1)[1] if "://" in url else url
-
-
 def document_ids(urls: Sequence[str], base: str | None = None) -> list[str]:
-    """Each file relative to ``base``, else to the common parent of all files: the names the local loader
-    (``load_dataset("pchronicle", data_files=…)``) gives them, so rows from both carry the same ids.
+    """Each file relative to ``base``, else to the common parent of all files (``loading.ids``): the names the
+    local loader (``load_dataset("pchronicle", data_files=…)``) gives them, so rows from both carry the same ids.
 
     >>> document_ids(["file:///data/a/x.jsonl", "file:///data/b/y.jsonl"])
     ['a/x.jsonl', 'b/y.jsonl']
     """
-    stripped = [_strip(u) for u in urls]
-    if base is not None:
-        root = _strip(base).rstrip("/")
-    else:
-        parents = [posixpath.dirname(p) for p in stripped]
-        try:
-            root = posixpath.commonpath(parents) if parents and len({p.startswith("/") for p in parents}) == 1 else ""
-        except ValueError:
-            root = ""
-    return [posixpath.relpath(p, root) if root and p.startswith(root.rstrip("/") + "/") else p for p in stripped]
-
-
-def split_kind(head: bytes, fmt: str) -> tuple[str, str] | None:
-    """How a big file whose first bytes are ``head`` may be split, ``(kind, format name)`` with kind
-    ``"lines"`` or ``"range"``; None: it is read whole.
-
-    Only uncompressed JSON Lines: the first non-blank line is, by itself, a JSON object and a second one
-    follows (a file that is one JSON value — an array, an envelope, one pretty-printed document — has no such
-    lines). The format is the one the local reader would use; with a named format, the file's first lines
-    must also be detected as that format, else the local reader's error for the first record names the
-    format the file looks like, which a part cannot know.
-
-    >>> split_kind(b'{"session_id": "s", "step_id": 1}\\n{"session_id": "s", "step_id": 2}\\n', "auto")
-    ('range', 'openai-msg')
-    >>> split_kind(b'[{"session_id": "s", "step_id": 1}]\\n', "openai-msg") is None
-    True
-    """
-    if compression_of(head) is not None:
-        return None
-    lines = [raw for raw in as_bytes(head).split(b"\n")[:-1] if raw and not raw.isspace()]  # complete lines
-    if len(lines) < 2:
-        return None
-    try:
-        if not isinstance(orjson.loads(lines[0]), dict):
-            return None
-    except orjson.JSONDecodeError:
-        return None
-    sample = b"\n".join(lines[:DETECT_RECORDS])
-    try:
-        module = detect(sample)
-        # A named format must be the detected one (see above); detection decides on the first record some
-        # format claims, which lies in the head, so it is what the local reader's detection decides too.
-        if fmt != "auto" and module is not get_format(fmt):
-            return None
-    except ValueError:  # FormatError too: not recognised, or ambiguous; the whole-file reader reports it
-        return None
-    if getattr(module, "SPLITTABLE", False):
-        return "range", module.NAME
-    return ("lines", module.NAME) if line_rule(module) is not None else None
+    return _document_ids(urls, base)
 
 
 def plan_files(
@@ -193,8 +138,10 @@ def plan_files(
             parts.append(whole)
             continue
         with fsspec.open(url, "rb") as f:
-            head = f.read(_HEAD)
+            head = f.read(HEAD)
         split = split_kind(head, fmt)
+        if split is not None and split[0] == "range" and capability(split[1], "regrouping") is None:
+            split = None  # its rows cannot be regrouped here: the file is one task
         if split is not None and split[0] == "range" and not regroup:
             logger.warning(
                 f"pchronicle: {name} ({size} bytes) is read in one task: its rows are regrouped by session, "
@@ -239,39 +186,11 @@ def count_parts(parts: Sequence[Part]) -> dict[tuple[int, int], tuple[int, int]]
 
 
 def line_range(part: Part) -> tuple[int, bytes]:
-    """``(offset, bytes)`` of the lines that start in ``[part.start, part.end)``, with their newlines: the
-    offset of the first of them in the file, and their bytes (a leading UTF-8 byte-order mark of the file
-    dropped, as the local reader drops it; the offset still counts it)."""
+    """``(offset, bytes)`` of the lines that start in ``[part.start, part.end)``, with their newlines
+    (``loading.ranges.read_lines``; a leading UTF-8 byte-order mark of the file dropped, as the local reader
+    drops it; the offset still counts it)."""
     with fsspec.open(part.path, "rb") as f:
-        if part.start == 0:
-            begin = 0
-        else:
-            # A line starts at `start` only when the byte before it ends a line; else the line belongs
-            # to the previous part, and this one starts after its newline.
-            f.seek(part.start - 1)
-            prefix = b""
-            while True:
-                block = f.read(_BLOCK)
-                if not block:
-                    return part.end, b""
-                prefix += block
-                cut = prefix.find(b"\n")
-                if cut != -1:
-                    begin = part.start + cut
-                    break
-        if begin >= part.end:
-            return begin, b""
-        f.seek(begin)
-        data = f.read(part.end - begin)
-        # Finish the last line, which may run past `end`.
-        while data and not data.endswith(b"\n"):
-            block = f.read(_BLOCK)
-            if not block:
-                break
-            cut = block.find(b"\n")
-            data += block if cut == -1 else block[: cut + 1]
-            if cut != -1:
-                break
+        begin, data = read_lines(f, part.start, part.end)
     if part.start == 0:
         kept = as_bytes(data)
         return len(data) - len(kept), kept
@@ -281,26 +200,3 @@ def line_range(part: Part) -> tuple[int, bytes]:
 def range_bytes(part: Part) -> bytes:
     """The bytes of the lines that start in ``[part.start, part.end)`` (``line_range`` without the offset)."""
     return line_range(part)[1]
-
-
-# Where a blank line (empty, or whitespace only) may start: after a newline followed by whitespace or another
-# newline. JSON Lines written by programs have none, so most counts are two scans at memory speed.
-_MAYBE_BLANK = re.compile(rb"\n(?=[\n \t\r\x0b\x0c])")
-_BLANK = re.compile(rb"[ \t\r\x0b\x0c]*(?:\n|\Z)")
-
-
-def count_lines(data: bytes) -> tuple[int, int]:
-    """``(physical lines, non-blank lines)`` in the bytes of a part.
-
-    >>> count_lines(b'{"a": 1}\\n\\n  \\n{"b": 2}\\n')
-    (4, 2)
-    >>> count_lines(b' \\n{"a": 1}\\n{"b": 2}\\n\\t')
-    (4, 2)
-    """
-    if not data:
-        return 0, 0
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    starts = [m.end() for m in _MAYBE_BLANK.finditer(data)]
-    if data[:1].isspace():
-        starts.insert(0, 0)
-    return lines, lines - sum(1 for start in starts if _BLANK.match(data, start))

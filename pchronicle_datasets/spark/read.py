@@ -67,16 +67,6 @@ def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict
     return spark.read.format(NAME).options(**options).option("output", output).option("plan", plan).load()
 
 
-# Plain functions without annotations: applyInArrow then takes the (key, table) form (it reads type hints,
-# and cannot read them from a functools.partial).
-def _sessions_error(key, table):
-    return session_table(table.to_pydict(), "error")
-
-
-def _sessions_skip(key, table):
-    return session_table(table.to_pydict(), "skip")
-
-
 def read(
     spark: SparkSession,
     paths: str | Sequence[str],
@@ -112,8 +102,17 @@ def read(
     ranges = [p for p in parts if p.kind == "range"]
     if ranges:
         rows = _load(spark, ranges, "rows", options)
+        formats_of = {p.order: p.format for p in ranges}  # each split file's format, for its regrouping
+        policy = options["on_bad_records"]
+
+        # A plain function without annotations: applyInArrow then takes the (key, table) form (it reads type
+        # hints, and cannot read them from a functools.partial).
+        def sessions_of(key, table):
+            group = table.to_pydict()
+            return session_table(group, policy, formats_of[group["order"][0]])
+
         sessions = rows.groupBy("order", "document_id", "session_id").applyInArrow(
-            _sessions_skip if on_bad_records == "skip" else _sessions_error, from_arrow_schema(RECORDS_SCHEMA)
+            sessions_of, from_arrow_schema(RECORDS_SCHEMA)
         )
         records = records.unionByName(sessions)
         if ordered:

@@ -27,15 +27,17 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..builder import BadRecordError
-from ..errors import FormatError, PchronicleError
+from ..errors import BadRecordError, FormatError, PchronicleError
 from ..features import STORYLINE_FEATURES, story_to_row
-from ..formats import get_format, iter_records, openai_msg
+from ..formats import capability, get_format, iter_records
 from ..formats.base import Record, parse_line, parsed_lines
+from ..formats.source import is_blank_line
 from ..jsonio import loads, may_hold_big_int
+from ..loading.policy import refusal
+from ..loading.ranges import count_lines
 from ..quarantine import quarantine_entry
 from .lines import line_rule
-from .plan import Part, count_lines
+from .plan import Part
 
 __all__ = [
     "BAD_FIELDS",
@@ -86,12 +88,9 @@ def bad_entry(rec: Record, name: str) -> dict[str, Any]:
 
 
 def refuse(err: PchronicleError, name: str) -> BadRecordError:
-    """The error that fails the job under ``on_bad_records="error"``: the local loader's, naming file, line
-    and pointer."""
-    kind = type(err).__name__
-    return BadRecordError(
-        f"{err.reason} [{kind}]", pointer=err.pointer, document_id=err.document_id or name, line=err.line
-    )
+    """The error that fails the job under ``on_bad_records="error"``: the local loader's (``loading.policy``),
+    naming file, line and pointer."""
+    return refusal(err, name)
 
 
 def _record_row(rec: Record, part: Part, pos: int, policy: str) -> dict[str, Any]:
@@ -141,7 +140,7 @@ def lines_tables(part: Part, policy: str, offset: int, data: bytes) -> Iterator[
             end = len(data) if cut == -1 else cut
             raw, here, at = data[at:end], offset + at, end + 1
             number += 1
-            if not raw or raw.isspace():
+            if is_blank_line(raw):
                 continue
             index += 1
             value, _ = parse_line(raw, part.document_id, number)
@@ -164,30 +163,29 @@ def counts_table(part: Part, data: bytes) -> pa.Table:
     )
 
 
-def _row_session(value: Any, r: int, line: int, raw: bytes, document_id: str) -> str | Record:
-    """The session id of one parsed row, or the bad record the local reader makes of it."""
-    refused = openai_msg.refused_row(r, value, line, raw, document_id)
-    return value["session_id"] if refused is None else refused
-
-
-def _build_session(sid: str, rows: list, document_id: str, scan: bool) -> dict[str, Any]:
-    # JSON Lines has no envelope, so no root fields: the first session gets {} as the others do.
-    return openai_msg.build_session(sid, rows, document_id, {}, scan)
+def _regrouping(fmt: str) -> Any:
+    """The format's regrouping capability (``base.Regrouping``): the plan makes range parts only of such formats."""
+    module = capability(fmt, "regrouping")
+    if module is None:
+        raise ValueError(f"the {fmt} format does not regroup rows: its files are read whole")
+    return module
 
 
 def range_tables(part: Part, policy: str, data: bytes) -> Iterator[pa.Table]:
     """The rows of one range (the lines starting in it), numbered as in the whole file: ``part.first_line``
-    and ``part.first_row`` come from the counting pass."""
+    and ``part.first_row`` come from the counting pass; each row's group (its session) is the format's
+    ``group_of``."""
+    group_of = _regrouping(part.format).group_of
     pieces = data.split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()
-    lines = [(part.first_line + i, raw) for i, raw in enumerate(pieces) if raw and not raw.isspace()]
+    lines = [(part.first_line + i, raw) for i, raw in enumerate(pieces) if not is_blank_line(raw)]
     scan = may_hold_big_int(data)
 
     def rows() -> Iterator[dict[str, Any]]:
         for index, number, raw, value in parsed_lines(data, lines, part.document_id, scan):
             r = part.first_row + index
-            got = value if isinstance(value, FormatError) else _row_session(value, r, number, raw, part.document_id)
+            got = value if isinstance(value, FormatError) else group_of(r, value, number, raw, part.document_id)
             if isinstance(got, str):
                 yield {"order": part.order, "document_id": part.document_id, "session_id": got, "r": r,
                        "line": number, "raw": raw}  # fmt: skip
@@ -201,9 +199,10 @@ def range_tables(part: Part, policy: str, data: bytes) -> Iterator[pa.Table]:
     yield from _tables(rows(), RANGE_SCHEMA)
 
 
-def session_table(rows: Mapping[str, list], policy: str) -> pa.Table:
-    """The records of one (file, session) group of range rows: one document (or the session's error), or,
-    for the group of bad lines (no session), their bad records."""
+def session_table(rows: Mapping[str, list], policy: str, fmt: str) -> pa.Table:
+    """The records of one (file, session) group of range rows of a file of format ``fmt``: one document (the
+    format's ``build_group``, or the session's error), or, for the group of bad lines (no session), their bad
+    records."""
     n = len(rows["r"])
     order, name, sid = rows["order"][0], rows["document_id"][0], rows["session_id"][0]
     out: list[dict[str, Any]] = []
@@ -221,7 +220,7 @@ def session_table(rows: Mapping[str, list], policy: str) -> pa.Table:
     first_line = items[0][2]
     raw_all = b"\n".join(raws)
     try:
-        story = _build_session(sid, items, name, scan)
+        story = _regrouping(fmt).build_group(sid, items, name, scan)
     except PchronicleError as exc:
         rec = Record(first_line, raw_all, error=exc)
         if policy == "error":

@@ -21,7 +21,7 @@ writers ``recover`` (same source), ``synthesize`` (any other document) and ``wri
 's1'
 """
 
-from .reader import SPLITTABLE, build_session, decode, iter_records, refused_row, sniff
+from .reader import SPLITTABLE, build_group, build_session, decode, group_of, iter_records, refused_row, sniff
 from .tables import (
     EMPTY_MSG_KEYS,
     EMPTY_ROW_KEYS,
@@ -55,9 +55,11 @@ __all__ = [
     "RUN_KEYS",
     "SPLITTABLE",
     "TURN_ENV_SOURCES",
+    "build_group",
     "build_session",
     "decode",
     "encode",
+    "group_of",
     "iter_records",
     "refused_row",
     "sniff",

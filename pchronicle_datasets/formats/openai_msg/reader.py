@@ -15,7 +15,7 @@ from .rows import source_rows
 from .session import Session
 from .tables import nonempty_str
 
-__all__ = ["SPLITTABLE", "build_session", "decode", "iter_records", "refused_row", "sniff"]
+__all__ = ["SPLITTABLE", "build_group", "build_session", "decode", "group_of", "iter_records", "refused_row", "sniff"]
 
 #: ``iter_records`` takes ``byte_range``: the builder may read one big JSON Lines file as several parts.
 SPLITTABLE = True
@@ -124,3 +124,19 @@ def sniff(sample: Any) -> bool:
     if isinstance(sample, list) and sample:
         sample = sample[0]
     return isinstance(sample, dict) and "session_id" in sample and "step_id" in sample
+
+
+# The regrouping capability (``base.Regrouping``): an engine that shuffles rows by session (Spark) builds the
+# same documents as ``iter_records`` from the rows of each session.
+
+
+def group_of(r: int, row: Any, line: int | None, raw: bytes, document_id: str | None) -> str | Record:
+    """The session id of one parsed row (its group), or the bad record the reader makes of the row."""
+    refused = refused_row(r, row, line, raw, document_id)
+    return row["session_id"] if refused is None else refused
+
+
+def build_group(sid: str, rows: list, document_id: str | None, scan: bool = True) -> dict[str, Any]:
+    """``build_session`` of one session regrouped from JSON Lines rows: JSON Lines has no envelope, so no root
+    fields (the first session gets ``{}`` as the others do)."""
+    return build_session(sid, rows, document_id, {}, scan)

@@ -1,0 +1,13 @@
+"""The loading rules every engine shares: the datasets builder (``builder.py``), the CLI (``cli.py``) and Spark
+(``spark/``) are thin adapters over them, so each engine gives the same rows, ids and errors.
+
+- ``ids``: the document id of each input file (relative to ``data_dir`` or to the inputs' common parent);
+- ``split``: which big files may be read in parts, and how (``split_kind``: the one rule);
+- ``ranges``: the lines that start in a byte range of a file (``line_start``, ``read_lines``, ``byte_range``);
+- ``policy``: the bad-record policy (``on_bad_records``), the error that stops a load (``refusal``) and the
+  quarantine file's setup (``prepare_quarantine``).
+
+Below them, in ``formats/``: whether a file is one JSON value or JSON Lines (``base.first_line_kind``), what a
+blank line is (``source.is_blank_line``) and the readers themselves; ``formats.capability`` finds what a
+format can do beyond reading whole files (be split, read one line, regroup rows).
+"""

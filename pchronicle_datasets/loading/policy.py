@@ -1,0 +1,86 @@
+"""The bad-record policy of a load, the error that stops one, and the quarantine file's setup: the same for
+``load_dataset``, the CLI and Spark.
+
+``on_bad_records`` is ``"error"`` (stop at the first bad record, naming its file, line and pointer) or
+``"skip"`` (leave out the smallest unit that keeps the rest correct — a JSON Lines line that is not JSON, a
+session that breaks a rule, an invalid document — and set it aside: counted, logged, and appended with its
+error to the quarantine file when there is one).
+
+>>> from pchronicle_datasets.errors import FormatError
+>>> str(refusal(FormatError("not JSON", line=3), "cap.jsonl"))
+'(root): not JSON [FormatError] in cap.jsonl line 3'
+>>> check_policy("ignore")
+Traceback (most recent call last):
+...
+ValueError: on_bad_records must be 'error' or 'skip', got 'ignore'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Literal
+
+from ..errors import BadRecordError, PchronicleError
+from ..formats.base import Record
+from ..quarantine import Quarantine, QuarantineError, check_writable, repair
+
+__all__ = ["POLICIES", "BadRecords", "Policy", "check_policy", "prepare_quarantine", "refusal"]
+
+Policy = Literal["error", "skip"]
+POLICIES: tuple[Policy, ...] = ("error", "skip")
+
+
+def check_policy(policy: object) -> Policy:
+    """``policy`` when it is one of ``POLICIES``; ``ValueError`` otherwise."""
+    if policy not in POLICIES:
+        raise ValueError(f"on_bad_records must be 'error' or 'skip', got {policy!r}")
+    return policy  # type: ignore[return-value]
+
+
+def refusal(err: PchronicleError, name: str) -> BadRecordError:
+    """The error that stops a load at a bad record: its reason with the kind of error that refused it, and its
+    file (``name`` when the error does not name one), line and pointer."""
+    kind = type(err).__name__
+    return BadRecordError(
+        f"{err.reason} [{kind}]", pointer=err.pointer, document_id=err.document_id or name, line=err.line
+    )
+
+
+def prepare_quarantine(path: str | os.PathLike) -> int:
+    """Make the quarantine file ready before any input is read: its folder created, the file checked writable,
+    and a partial last entry an interrupted run left removed (the number of bytes removed is returned, for
+    the caller to say). Raises ``QuarantineError`` naming the path and the cause."""
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as exc:
+        raise QuarantineError(f"cannot create its folder: {exc.strerror}", document_id=str(path)) from None
+    check_writable(path)
+    return repair(path)
+
+
+class BadRecords:
+    """The policy applied to the bad records of one read: ``take(name, rec)`` raises ``refuse(rec.error,
+    name)`` under ``"error"`` (``refusal`` by default), or, under ``"skip"``, adds the record to
+    ``quarantine`` (its counts, log and file)."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        quarantine: Quarantine,
+        refuse: Callable[[PchronicleError, str], Exception] = refusal,
+    ) -> None:
+        self.policy = check_policy(policy)
+        self.quarantine = quarantine
+        self.refuse = refuse
+
+    @property
+    def count(self) -> int:
+        return self.quarantine.count
+
+    def take(self, name: str, rec: Record) -> None:
+        assert rec.error is not None
+        if self.policy == "error":
+            raise self.refuse(rec.error, name)
+        self.quarantine.add(name, rec)
