@@ -31,7 +31,7 @@ from .atomic import AtomicOutput, OutputError
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
-from .formats import format_names, formats, get_format, iter_records
+from .formats import capability, format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
 from .loading.policy import BadRecords, check_policy, prepare_quarantine
@@ -160,7 +160,8 @@ class _BadByReason:
 
     def add(self, path: str, rec: Record) -> None:
         err = rec.error
-        key = _reason_key(err)  # type: ignore[arg-type]
+        assert err is not None  # only bad records are added
+        key = _reason_key(err)
         group = self.groups.get(key)
         if group is None:
             line = getattr(err, "line", None) if getattr(err, "line", None) is not None else rec.line
@@ -299,20 +300,21 @@ def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Pat
         for i, name in enumerate(document_file_names(sessions)):
             (tmp / f".part-{i}").replace(safe_path(tmp, name))
         return f"wrote {len(sessions)} document(s) to {out}"
-    if fmt.OUTPUT == "folder":
+    batched = capability(fmt, "batched_writer") is not None
+    folder = capability(fmt, "folder_writer") if fmt.OUTPUT == "folder" else None  # register checked it is there
+    if folder is not None:
         # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
         lines: dict[str, int] = {}
-        batched = getattr(fmt, "ENCODE_IN_BATCHES", False)
         for batch in _batches(stories) if batched else [list(stories)]:
-            for name, text in fmt.encode_folder(batch).items():  # type: ignore[attr-defined]
+            for name, text in folder.encode_folder(batch).items():
                 _write_text(safe_path(tmp, name), text, append=name in lines)
                 lines[name] = lines.get(name, 0) + text.count("\n")
         if not lines:  # no document: the folder still gets the format's (empty) files
-            for name, text in fmt.encode_folder([]).items():  # type: ignore[attr-defined]
+            for name, text in folder.encode_folder([]).items():
                 _write_text(safe_path(tmp, name), text, append=False)
                 lines[name] = text.count("\n")
         return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
-    for batch in _batches(stories) if getattr(fmt, "ENCODE_IN_BATCHES", False) else [list(stories)]:
+    for batch in _batches(stories) if batched else [list(stories)]:
         _write_text(tmp, fmt.encode(batch), append=count > 0)
         count += len(batch)
     if not count:

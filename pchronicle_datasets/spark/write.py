@@ -39,7 +39,7 @@ def _encode_partition(batches: Iterator[pa.RecordBatch], folder: str, fmt: str) 
     if not stories:
         return
     module = get_format(fmt)
-    extension = getattr(module, "EXTENSION", ".jsonl")
+    extension = module.EXTENSION  # a member of the contract: every format has it
     path = f"{folder.rstrip('/')}/part-{TaskContext.get().partitionId():05d}{extension}"
     with fsspec.open(path, "w", encoding="utf-8") as f:
         f.write(from_storyline(fmt, stories))

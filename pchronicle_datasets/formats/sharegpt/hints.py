@@ -5,7 +5,7 @@ same-source writer gives the record back byte for byte. The shape is declared he
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, TypedDict
 
 __all__ = ["HINTS", "NAME", "Hints", "make_hints", "read_hints"]
 
@@ -13,14 +13,19 @@ NAME = "sharegpt"
 HINTS = NAME  # the key of this format's hints under /meta
 
 
-class Hints(TypedDict):
+class _RequiredHints(TypedDict):
     version: Literal[1]
     bare: bool  # the record was a bare conversation array, not an object with ``conversations``
     # "generated": element 0 was the generated tools prompt; "column": the first turn is LLaMA-Factory's
     # ``system`` key
     system: Literal["none", "generated", "column"]
     keys: list[str]  # the record keys (or ``metadata/…`` keys) that mapped to Storyline, in source order
-    dialect: NotRequired[Literal["llamafactory"]]  # absent: the reference agent's dialect
+
+
+# The optional key in a subclass with total=False: typing.NotRequired is Python 3.11+, and the package
+# supports 3.10.
+class Hints(_RequiredHints, total=False):
+    dialect: Literal["llamafactory"]  # absent: the reference agent's dialect
 
 
 def make_hints(*, bare: bool, system: str, keys: list[str], dialect: str = "reference") -> Hints:

@@ -16,10 +16,10 @@ from ...losses import ignore_losses
 from ...markup_tags import THINK, TOOL_CALL, TOOL_RESPONSE
 from ...pointer import join
 from ...render.sharegpt import elements, jdumps, system_prompt, tool_value
-from ...schema import is_time
 from ..base import Record, documents, read_records
 from ..markup import blocks, without
 from ..residual import ENVELOPE_KEY, Residual, origin
+from .fields import METADATA_FIELDS, RECORD_FIELDS
 from .hints import HINTS, NAME, make_hints
 from .llamafactory import DIALECT, calls_of, is_dialect
 from .llamafactory import elements as lf_elements
@@ -442,40 +442,33 @@ class _Reader:
         if isinstance(model, str) and model:
             agent["id"] = model
             agent["model"] = model
+        buckets = {"story": story, "result": result, "metrics": metrics, "extra": extra}
+
+        def mapped(table: dict, key: str, value: Any) -> bool:
+            """Whether ``key`` is one of the table's (``fields``) and its value goes to its place (then put)."""
+            field = table.get(key)
+            if field is None or not field[0](value) or field[2] in buckets[field[1]]:
+                return False
+            buckets[field[1]][field[2]] = value
+            return True
+
         for key, value in record.items():
             ptr = join("", key)
             if key == "conversations":
                 self.keys.append(key)
             elif key == "model" and value == agent.get("model"):
                 self.keys.append(key)
-            elif key == "timestamp" and isinstance(value, str) and is_time(value) and "finished_at" not in story:
-                story["finished_at"] = value
-                self.keys.append(key)
-            elif key in ("completed", "partial") and isinstance(value, bool):
-                result[key] = value
-                self.keys.append(key)
-            elif key == "api_calls" and type(value) is int:
-                metrics[key] = value
-                self.keys.append(key)
-            elif key == "toolsets_used" and isinstance(value, list):
-                extra[key] = value
+            elif mapped(RECORD_FIELDS, key, value):
                 self.keys.append(key)
             elif key == "metadata" and meta is not None:
                 self.keys.append(key)
                 for mkey, mvalue in meta.items():
-                    mptr = join("/metadata", mkey)
                     if mkey == "model" and mvalue == agent.get("model"):
                         self.keys.append(f"metadata/{mkey}")
-                    elif (
-                        mkey == "timestamp"
-                        and isinstance(mvalue, str)
-                        and is_time(mvalue)
-                        and ("finished_at" not in story)
-                    ):
-                        story["finished_at"] = mvalue
+                    elif mapped(METADATA_FIELDS, mkey, mvalue):
                         self.keys.append(f"metadata/{mkey}")
                     else:
-                        self.kept.keep(mptr, mvalue)
+                        self.kept.keep(join("/metadata", mkey), mvalue)
             elif key == "system" and dialect == DIALECT and self.system == "column":
                 self.keys.append(key)  # the first turn
             elif key == "tools" and dialect == DIALECT and isinstance(value, str) and (listed := _tool_list(value)):
