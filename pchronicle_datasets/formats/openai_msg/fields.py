@@ -4,12 +4,13 @@ authoritative, derived, a consumed alias, or residual. They land on the row's re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...pointer import join
 from ...schema import INT64_MAX, is_time
 from ..residual import ENVELOPE_KEY
 from .hints import set_form
+from .state import SessionState, SourceRow
 from .tables import (
     EMPTY_ROW_KEYS,
     ENV_SOURCES,
@@ -25,16 +26,15 @@ from .tables import (
     tools_value,
 )
 
-if TYPE_CHECKING:
-    from .session import Session, SourceRow
-
 __all__ = ["RowFields"]
 
 
 class RowFields:
     """Routes every key of one row; collects the response turn's metrics and env deltas on the way."""
 
-    def __init__(self, session: Session, source: SourceRow, resp: dict[str, Any], req: dict[str, Any] | None) -> None:
+    def __init__(
+        self, session: SessionState, source: SourceRow, resp: dict[str, Any], req: dict[str, Any] | None
+    ) -> None:
         self.s = session
         self.src = source
         self.resp = resp

@@ -6,7 +6,7 @@ reading 2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...jsonio import json_type, try_loads
 from ...markup_tags import FUNCTION, PARAMETER, TOOL_CALL
@@ -14,6 +14,7 @@ from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
 from .history import COMPARED_KEYS, history_key, same_copy
+from .state import SessionState, SourceRow
 from .tables import (
     CONTEXT_KIND,
     CONTEXT_SRC,
@@ -27,9 +28,6 @@ from .tables import (
     role_src,
 )
 from .tables import valid_output as is_output
-
-if TYPE_CHECKING:
-    from .session import Session, SourceRow
 
 __all__ = ["CTX", "MORE", "REQ", "RESP", "RowRead", "RowTurns", "marker_calls"]
 
@@ -55,7 +53,7 @@ class RowRead:
 class RowTurns:
     """Reads the messages and the response of one row, in the context of its session."""
 
-    def __init__(self, session: Session, source: SourceRow) -> None:
+    def __init__(self, session: SessionState, source: SourceRow) -> None:
         self.s = session
         self.src = source
         self.hint = source.hint
