@@ -32,6 +32,7 @@ import orjson
 import pyarrow as pa
 from datasets import Features, List, Value
 
+from . import schema
 from .jsonio import dumps_text
 from .linking import tool_results
 from .schema import validate
@@ -46,68 +47,70 @@ __all__ = [
     "story_to_row",
 ]
 
-# Column kinds. A list of (name, kind) pairs is a struct; ("list", pairs) a list of structs.
+# Column kinds. A list of (name, kind) pairs is a struct; ("list", pairs) a list of structs. Every field is
+# typed once, in schema.py's table (``ROOT`` and the objects it holds); ``_kind`` says how each schema type is
+# stored, so a field added to the schema gets its column here.
 S, INT, B, J, T, SL = "string", "int64", "bool", "json", "time", "string-list"
 
-_PROMPT = [("system", S), ("user", S)]
-_RESPONSE = [("status", S), ("exit_code", INT)]
-_TOOL_CALL = [
-    ("tcid", S),
-    ("fn", S),
-    ("args", J),
-    ("result", J),
-    ("duration_ms", INT),
-    ("extra", J),
-    ("kind", S),
-    ("response", _RESPONSE),
-]
-_TURN = [
-    ("id", INT),
-    ("src", S),
-    ("msg", J),
-    ("ts", T),
-    ("model", S),
-    ("effort", J),
-    ("reason", S),
-    ("tool_calls", ("list", _TOOL_CALL)),
-    ("observation", J),
-    ("metrics", J),
-    ("nllm", INT),
-    ("copied", B),
-    ("extra", J),
-    ("kind", S),
-    ("latency_ms", INT),
-    ("ttft_ms", INT),
-    ("env", J),
-    ("prompt", _PROMPT),
-    ("finished_at", T),
-]
-_DOCUMENT = [
-    ("schema_version", S),
-    ("session", S),
-    ("run", S),
-    ("trajectory", S),
-    ("attempt_id", S),
-    ("notes", S),
-    ("continued_trajectory_ref", S),
-    ("origin", [("format", S), ("schema_version", S), ("document_id", S)]),
+_STORED = {
+    schema.STR: S,
+    schema.NESTR: S,
+    schema.INT: INT,
+    schema.POSINT: INT,
+    schema.BOOL: B,
+    schema.ANY: J,
+    schema.TIME: T,
+    schema.NUM: J,
+    schema.STRLIST: SL,
+    schema.JSONOBJ: J,
+}
+
+
+def _kind(typ: Any) -> Any:
+    """How a value of schema type ``typ`` is stored: an object as a struct of its fields, in the schema's order
+    (a lenient object — ``task``, ``turns[].env``, whose null/empty spellings the RFC treats as absent — as
+    JSON text instead), an array of objects as a list of structs, anything else by ``_STORED``."""
+    if isinstance(typ, schema.Obj):
+        return J if typ.lenient else _columns(typ)
+    if isinstance(typ, tuple):
+        return ("list", _kind(typ[1]))
+    return _STORED[typ]
+
+
+def _columns(obj: Any, order: Iterable[str] | None = None) -> list[tuple[str, Any]]:
+    return [(name, _kind(obj.fields[name][0])) for name in (order or obj.fields)]
+
+
+_TURN = _columns(schema.TURN)
+# The document's columns in the dataset's own order (the schema lists required fields first): changing it
+# changes every Parquet file's schema.
+_DOCUMENT = _columns(
+    schema.ROOT,
     (
+        "schema_version",
+        "session",
+        "run",
+        "trajectory",
+        "attempt_id",
+        "notes",
+        "continued_trajectory_ref",
+        "origin",
         "agent",
-        [("id", S), ("name", S), ("ver", S), ("model", S), ("tools", J), ("extra", J)],
+        "parent",
+        "children",
+        "task",
+        "prompt",
+        "started_at",
+        "finished_at",
+        "final_metrics",
+        "extra",
+        "meta",
+        "unknown_fields",
+        "unknown_key_counts",
+        "turns",
     ),
-    ("parent", [("psid", S), ("scid", S), ("ptid", INT), ("rel", S)]),
-    ("children", SL),
-    ("task", J),
-    ("prompt", _PROMPT),
-    ("started_at", T),
-    ("finished_at", T),
-    ("final_metrics", J),
-    ("extra", J),
-    ("meta", J),
-    ("unknown_fields", J),
-    ("unknown_key_counts", J),
-    ("turns", ("list", _TURN)),
-]
+)
+assert {name for name, _ in _DOCUMENT} == set(schema.ROOT.fields), "every document field has its column"
 _DERIVED = {
     "num_turns": Value("int64"),
     "num_tool_calls": Value("int64"),
@@ -223,25 +226,28 @@ def _decode(row: Mapping[str, Any], cols: tuple[tuple[str, Any], ...]) -> dict[s
 
 # What the training map functions read of a row: decoding only this skips the JSON text they never look at
 # (metrics, residual, meta…), which is most of a row's bytes for gateway captures.
-_TRAINING_VIEW = [
-    ("session", S),
-    ("origin", [("format", S)]),
-    ("agent", [("id", S), ("model", S), ("tools", J)]),
-    (
-        "turns",
-        (
-            "list",
-            [
-                ("src", S),
-                ("msg", J),
-                ("reason", S),
-                ("tool_calls", ("list", [("tcid", S), ("fn", S), ("args", J), ("result", J)])),
-                ("observation", J),
-                ("copied", B),
-            ],
-        ),
-    ),
-]
+def _pick(cols: list, names: list) -> list:
+    """The columns ``names`` of ``cols`` (a name, or ``(name, names of its fields)``), in the order given."""
+    kinds = dict(cols)
+    out = []
+    for entry in names:
+        name, inner = entry if isinstance(entry, tuple) else (entry, None)
+        kind = kinds[name]
+        if inner is not None:
+            kind = ("list", _pick(kind[1], inner)) if isinstance(kind, tuple) else _pick(kind, inner)
+        out.append((name, kind))
+    return out
+
+
+_TRAINING_VIEW = _pick(
+    _DOCUMENT,
+    [
+        "session",
+        ("origin", ["format"]),
+        ("agent", ["id", "model", "tools"]),
+        ("turns", ["src", "msg", "reason", ("tool_calls", ["tcid", "fn", "args", "result"]), "observation", "copied"]),
+    ],
+)
 
 
 _TRAINING_DECODER = _compile(_TRAINING_VIEW)

@@ -44,7 +44,7 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-class _Obj:
+class Obj:
     """An object that owns fields: ``fields`` maps a wire name to ``(type, required)``.
 
     ``lenient``: null, ``""`` and ``{}`` count as absent for every field (RFC-0001 says so for the
@@ -62,7 +62,7 @@ class _Obj:
         self.required = tuple(k for k, (_, req) in fields.items() if req)
 
 
-# Type tags. Objects are _Obj instances; ("list", X) is an array of X.
+# Type tags. Objects are Obj instances; ("list", X) is an array of X.
 STR, NESTR, INT, POSINT, BOOL, ANY, TIME, NUM, STRLIST, JSONOBJ = (
     "string",
     "non-empty string",
@@ -76,7 +76,7 @@ STR, NESTR, INT, POSINT, BOOL, ANY, TIME, NUM, STRLIST, JSONOBJ = (
     "object",
 )
 
-ENV = _Obj(
+ENV = Obj(
     "env",
     {
         "name": (STR, False),
@@ -88,9 +88,9 @@ ENV = _Obj(
     },
     lenient=True,
 )
-LLM = _Obj("llm", {"k": (POSINT, False)}, lenient=True)
+LLM = Obj("llm", {"k": (POSINT, False)}, lenient=True)
 # RFC-0001 names the typed result fields without types; the project's reading is in docs/storyline.md.
-RESULT = _Obj(
+RESULT = Obj(
     "result",
     {
         "correct": (BOOL, False),
@@ -105,10 +105,10 @@ RESULT = _Obj(
     lenient=True,
     open=True,
 )
-TASK = _Obj("task", {"env": (ENV, False), "llm": (LLM, False), "result": (RESULT, False)}, lenient=True)
-PROMPT = _Obj("prompt", {"system": (STR, False), "user": (STR, False)})
-ORIGIN = _Obj("origin", {"format": (NESTR, True), "schema_version": (NESTR, False), "document_id": (NESTR, False)})
-AGENT = _Obj(
+TASK = Obj("task", {"env": (ENV, False), "llm": (LLM, False), "result": (RESULT, False)}, lenient=True)
+PROMPT = Obj("prompt", {"system": (STR, False), "user": (STR, False)})
+ORIGIN = Obj("origin", {"format": (NESTR, True), "schema_version": (NESTR, False), "document_id": (NESTR, False)})
+AGENT = Obj(
     "agent",
     {
         "id": (NESTR, True),
@@ -119,9 +119,9 @@ AGENT = _Obj(
         "extra": (ANY, False),
     },
 )
-PARENT = _Obj("parent", {"psid": (NESTR, True), "scid": (STR, False), "ptid": (INT, False), "rel": (STR, False)})
-RESPONSE = _Obj("response", {"status": (STR, False), "exit_code": (INT, False)})
-TOOL_CALL = _Obj(
+PARENT = Obj("parent", {"psid": (NESTR, True), "scid": (STR, False), "ptid": (INT, False), "rel": (STR, False)})
+RESPONSE = Obj("response", {"status": (STR, False), "exit_code": (INT, False)})
+TOOL_CALL = Obj(
     "tool call",
     {
         "tcid": (NESTR, True),
@@ -134,7 +134,7 @@ TOOL_CALL = _Obj(
         "response": (RESPONSE, False),
     },
 )
-TURN = _Obj(
+TURN = Obj(
     "turn",
     {
         "id": (INT, True),
@@ -158,7 +158,7 @@ TURN = _Obj(
         "finished_at": (TIME, False),
     },
 )
-ROOT = _Obj(
+ROOT = Obj(
     "document",
     {
         "schema_version": (NESTR, True),
@@ -365,7 +365,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
             bad = _json_problem(value, pointer)
             if bad:
                 run.err(*bad)
-    elif type(typ) is tuple:  # ("list", _Obj)
+    elif type(typ) is tuple:  # ("list", Obj)
         if t is not list:
             run.err(pointer, f"expected an array, got {json_type(value)}")
         else:
@@ -376,7 +376,7 @@ def _check_value(run: _Run, typ: Any, value: Any, pointer: str) -> None:
         _check_object(run, typ, value, pointer)
 
 
-def _check_object(run: _Run, spec: _Obj, value: Any, pointer: str) -> None:
+def _check_object(run: _Run, spec: Obj, value: Any, pointer: str) -> None:
     if type(value) is not dict:
         run.err(pointer, f"expected {spec.name} object, got {json_type(value)}")
         return
