@@ -49,6 +49,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
 from ..formats import format_names
+from ..loading.policy import check_policy
 from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files, range_bytes, with_offsets
 from .records import (
     BAD_FIELDS,
@@ -97,9 +98,7 @@ def options_of(options: Any) -> dict[str, Any]:
     fmt = opts.get("format", "auto")
     if fmt != "auto" and fmt not in format_names():
         raise ValueError(f"unknown pchronicle format {fmt!r}; known: auto, {', '.join(format_names())}")
-    policy = opts.get("on_bad_records", "error")
-    if policy not in ("error", "skip"):
-        raise ValueError(f"on_bad_records must be 'error' or 'skip', got {policy!r}")
+    policy = check_policy(opts.get("on_bad_records", "error"))
     output = opts.get("output", "documents")
     if output not in SCHEMAS:
         raise ValueError(f"output must be one of {', '.join(SCHEMAS)}, got {output!r}")

@@ -24,12 +24,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..features import STORYLINE_FEATURES, story_to_row
-from ..formats.chat.reader import read_conversation
+from ..formats import get_format
 from ..jsonio import dumps
 
 __all__ = ["from_messages"]
 
 _COLUMNS = tuple(STORYLINE_FEATURES)
+# The chat format's reading of one conversation, through the registry (training/ imports no format package).
+read_conversation = get_format("chat").read_conversation
 
 
 def _present(value: Any) -> Any:

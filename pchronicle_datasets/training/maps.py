@@ -22,8 +22,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
-from ..formats.sharegpt import NAME as SHAREGPT
-from ..formats.sharegpt import source_conversation
+from ..formats import get_format
 from ..losses import LossReport, collected
 from ..render.messages import render_messages
 from ..render.sharegpt import conversation
@@ -33,6 +32,11 @@ from .output_features import encode_messages
 from .sharegpt_rows import row_conversation
 
 __all__ = ["incomplete", "to_messages", "to_sharegpt"]
+
+# The ShareGPT format, through the registry (training/ never imports a format package): a document read from
+# it gives back its source conversations (``source_conversation``).
+_SHAREGPT = get_format("sharegpt")
+SHAREGPT = _SHAREGPT.NAME
 
 
 def _convertible(story: Mapping[str, Any]) -> bool:
@@ -204,7 +208,7 @@ def to_sharegpt(
     exact = empty_think and not drop_copied and not keep_invalid_args
 
     def convert(story: dict[str, Any]) -> dict[str, Any]:
-        source = source_conversation(story) if exact else None
+        source = _SHAREGPT.source_conversation(story) if exact else None
         return {"conversations": source if source is not None else conversation(story, **options)}
 
     # A single example here was not covered by _sharegpt_from_row; a batch's rows are offered to it one by one.

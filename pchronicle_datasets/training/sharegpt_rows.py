@@ -35,12 +35,14 @@ from typing import Any
 
 import orjson
 
-from ..formats.sharegpt.hints import NAME
+from ..formats import get_format
 from ..linking import SOURCE_CALL_IDS
 from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
 from ..render.sharegpt import JSON_CHUNKS, content_json, tools_prompt_of_json
 
 __all__ = ["row_conversation"]
+
+NAME = get_format("sharegpt").NAME  # a row read from ShareGPT gives back its source (training/maps.py)
 
 _TURN_FIELD_NAMES = ("src", "msg", "reason", "tool_calls", "observation")
 _TURN_FIELDS = operator.itemgetter(*_TURN_FIELD_NAMES)

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from ...render.messages import render_messages
-from .reader import NAME, decode, iter_records, read_line, sniff
+from .reader import NAME, decode, iter_records, read_conversation, read_line, sniff
 from .writer import encode, record
 
 ALIASES: tuple[str, ...] = ("openai-chat", "messages")
@@ -33,6 +33,7 @@ __all__ = [
     "decode",
     "encode",
     "iter_records",
+    "read_conversation",
     "read_line",
     "record",
     "render_messages",
