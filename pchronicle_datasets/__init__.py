@@ -14,13 +14,11 @@ True
 
 from ._version import __version__ as __version__
 from .builder import BadRecordError, register
-from .chat_rows import from_messages
 from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
 from .losses import LossReport, collect_losses
-from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages, encode_messages
 from .schema import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
@@ -31,7 +29,16 @@ from .schema import (
     turn_kind,
     validate,
 )
-from .training import incomplete, to_messages, to_sharegpt
+from .training import (
+    MESSAGES_FEATURES,
+    SHAREGPT_FEATURES,
+    decode_messages,
+    encode_messages,
+    from_messages,
+    incomplete,
+    to_messages,
+    to_sharegpt,
+)
 
 register()  # load_dataset("pchronicle", …) finds the builder once the package is imported
 

@@ -370,8 +370,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     from datasets import Dataset
 
     from .hub import push_to_hub
-    from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
-    from .training import to_messages, to_sharegpt
+    from .training import MESSAGES_FEATURES, SHAREGPT_FEATURES, to_messages, to_sharegpt
 
     stories = _stories(args, "reading")
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))

@@ -129,7 +129,7 @@ def test_json_values_are_exact_where_datasets_json_is_not():
 def test_every_key_is_in_every_message_and_tools_is_json_text():
     out = pc.to_messages(NO_TOOLS)
     assert out["tools"] == "[]"
-    assert all(set(m) == {*pc.output_features.MESSAGE_KEYS, "tool_calls"} for m in out["messages"])
+    assert all(set(m) == {*pc.training.output_features.MESSAGE_KEYS, "tool_calls"} for m in out["messages"])
     assert pc.decode_messages(out) == pc.to_messages(NO_TOOLS, arguments="object")
 
 

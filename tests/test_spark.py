@@ -26,8 +26,8 @@ from datasets import Dataset, load_dataset
 import pchronicle_datasets as pc
 import pchronicle_datasets.spark as pcs
 from pchronicle_datasets.hub import card_text
-from pchronicle_datasets.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
 from pchronicle_datasets.spark.plan import plan_files
+from pchronicle_datasets.training.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
 from tests.hub_fake import fake_hub
 
 pytestmark = [

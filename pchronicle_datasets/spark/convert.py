@@ -1,7 +1,7 @@
 """``to_sharegpt`` and ``to_messages`` on DataFrames of Storyline rows, as Arrow-batch functions.
 
 ``sharegpt_batches`` and ``messages_batches`` take and give Arrow record batches (the ``mapInArrow``
-contract) and run the local map functions of ``training.py`` on each row, so the values are theirs; the
+contract) and run the local map functions of ``training/`` on each row, so the values are theirs; the
 output schemas are fixed (``output_features``): ``to_messages``' arguments and tools are JSON text (its
 default, ``arguments="string"``, is that form).
 
@@ -28,7 +28,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from ..output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
+from ..training import MESSAGES_FEATURES, SHAREGPT_FEATURES
 from ..training import to_messages as _local_messages
 from ..training import to_sharegpt as _local_sharegpt
 

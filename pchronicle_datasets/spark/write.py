@@ -22,7 +22,7 @@ from pyspark.sql import DataFrame
 
 from ..features import STORYLINE_FEATURES, row_to_story
 from ..formats import from_storyline, get_format
-from ..output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
+from ..training.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES
 
 __all__ = ["features_of", "push_to_hub", "write_format", "write_parquet"]
 

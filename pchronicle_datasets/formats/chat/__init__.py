@@ -13,8 +13,8 @@ True
 
 from __future__ import annotations
 
+from ...render.messages import render_messages
 from .reader import NAME, decode, iter_records, read_line, sniff
-from .render import render_messages
 from .writer import encode, record
 
 ALIASES: tuple[str, ...] = ("openai-chat", "messages")

@@ -28,7 +28,7 @@ from typing import Any
 
 from ...losses import report_listed
 from ...pointer import join
-from ..sharegpt.render import tool_schema
+from ...render.sharegpt import tool_schema
 from .forms import SRC_ROLE
 
 __all__ = ["report_unwritten", "unwritten"]

@@ -21,11 +21,11 @@ from typing import Any
 from ...jsonio import dumps, dumps_text, try_loads
 from ...losses import for_document, ignore_losses, report_loss
 from ...pointer import parse
+from ...render.messages import render_messages
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .forms import SRC_ROLE, write_arguments
 from .reader import HINTS, NAME
-from .render import render_messages
 from .unwritten import report_unwritten
 
 __all__ = ["encode", "record"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...jsonio import json_type, try_loads
+from ...markup_tags import FUNCTION, PARAMETER, TOOL_CALL
 from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
@@ -449,13 +450,13 @@ def marker_calls(content: str, scan: bool = True) -> list[tuple[str, Any]]:
     ([('ls', {})], [])
     """
     found: list[tuple[str, Any]] = []
-    for _, _, raw in blocks(content, "<tool_call>", "</tool_call>"):
+    for _, _, raw in blocks(content, *TOOL_CALL):
         block = raw.strip()
         ok, value = try_loads(block, scan=scan)
         if ok and isinstance(value, dict) and nonempty_str(value.get("name")):
             found.append((value["name"], value.get("arguments", {})))
     if not found:
-        for name, body in named_blocks(content, "<function=", "</function>", close_optional=True):
-            params = {k: v.strip("\n") for k, v in named_blocks(body, "<parameter=", "</parameter>")}
+        for name, body in named_blocks(content, *FUNCTION, close_optional=True):
+            params = {k: v.strip("\n") for k, v in named_blocks(body, *PARAMETER)}
             found.append((name, params))
     return found

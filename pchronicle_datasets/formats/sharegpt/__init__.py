@@ -3,8 +3,8 @@
 The seed ``trajectory-format-sharegpt.md`` describes it; the reference agent's own converter (hermes-agent)
 decides every byte the seed leaves open, except the deliberate differences in ``docs/formats/sharegpt.md``.
 
-- ``render``: a Storyline document as ``[{"from", "value"}]`` (also what ``to_sharegpt`` gives);
-- ``rows``: the same, read straight from a plain dataset row (``to_sharegpt``'s common case, for speed);
+- ``render.sharegpt`` (outside the format, shared with ``to_sharegpt``): a Storyline document as
+  ``[{"from", "value"}]``; ``training/sharegpt_rows.py`` gives the same straight from a plain dataset row;
 - ``reader``: records → documents; an element the writer would not give back byte for byte keeps its exact
   value as residual;
 - ``writer``: documents → records (same source: exact), and the seed's two-file folder;
@@ -16,10 +16,17 @@ decides every byte the seed leaves open, except the deliberate differences in ``
 [('human', 'Say hello.'), ('gpt', '<think>\\n</think>\\nHello!')]
 """
 
+from ...render.sharegpt import (
+    SYSTEM_TEMPLATE,
+    conversation,
+    gpt_value,
+    system_prompt,
+    text_of,
+    tool_schema,
+    tool_value,
+)
 from .hints import HINTS, NAME
 from .reader import decode, iter_records, read_line, sniff
-from .render import SYSTEM_TEMPLATE, conversation, gpt_value, system_prompt, text_of, tool_schema, tool_value
-from .rows import row_conversation
 from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record, source_conversation
 
 ALIASES = ("agent-jsonl",)
@@ -47,7 +54,6 @@ __all__ = [
     "iter_records",
     "read_line",
     "record",
-    "row_conversation",
     "sniff",
     "source_conversation",
     "system_prompt",

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...jsonio import try_loads
-from .render import jdumps, text_of
+from ...render.sharegpt import jdumps, text_of
 
 __all__ = ["DIALECT", "ROLES", "calls_of", "elements", "is_dialect", "result_text"]
 

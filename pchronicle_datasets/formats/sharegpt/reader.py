@@ -13,7 +13,9 @@ from ...errors import FormatError, PchronicleError
 from ...jsonio import dumps, json_type, short, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
+from ...markup_tags import THINK, TOOL_CALL, TOOL_RESPONSE
 from ...pointer import join
+from ...render.sharegpt import elements, jdumps, system_prompt, tool_value
 from ...schema import is_time
 from ..base import Record, documents, read_records
 from ..markup import blocks, without
@@ -21,7 +23,6 @@ from ..residual import ENVELOPE_KEY, Residual, origin
 from .hints import HINTS, NAME, make_hints
 from .llamafactory import DIALECT, calls_of, is_dialect
 from .llamafactory import elements as lf_elements
-from .render import elements, jdumps, system_prompt, tool_value
 
 #: The roles the reader reads (``from``), each with the one it stands for: the reference agent's, the aliases
 #: other ShareGPT writers use, and LLaMA-Factory's (``llamafactory``).
@@ -306,7 +307,7 @@ class _Reader:
         calls = agent.get("tool_calls") or []
         unmatched = list(range(len(calls)))
         out = []
-        for k, (_, _, raw) in enumerate(blocks(value, "<tool_response>", "</tool_response>")):
+        for k, (_, _, raw) in enumerate(blocks(value, *TOOL_RESPONSE)):
             block = raw.strip()
             ok, payload = try_loads(block)
             if not ok or not isinstance(payload, dict):
@@ -399,11 +400,11 @@ class _Reader:
         if not isinstance(value, str):
             turn["msg"] = value
             return turn
-        thinks = blocks(value, "<think>", "</think>")
+        thinks = blocks(value, *THINK)
         reasons = [inner.removeprefix("\n").removesuffix("\n") for _, _, inner in thinks]
         rest = without(value, thinks)
         calls = []
-        call_blocks = blocks(rest, "<tool_call>", "</tool_call>")
+        call_blocks = blocks(rest, *TOOL_CALL)
         for c, (_, _, raw) in enumerate(call_blocks):
             block = raw.strip()
             ok, payload = try_loads(block)

@@ -12,12 +12,12 @@ from typing import Any
 
 from ...losses import for_document, ignore_losses
 from ...pointer import parse
+from ...render.sharegpt import conversation, elements, jdumps
 from ...schema import validate
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .hints import HINTS, NAME, read_hints
 from .llamafactory import DIALECT
 from .llamafactory import elements as lf_elements
-from .render import conversation, elements, jdumps
 
 __all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record", "source_conversation"]
 

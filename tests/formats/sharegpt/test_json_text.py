@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pchronicle_datasets.formats.sharegpt.render import gpt_value, jdumps, response_content, tool_value
+from pchronicle_datasets.render.sharegpt import gpt_value, jdumps, response_content, tool_value
 from tests.strategies import json_values, texts
 
 # Values whose text is easy to get wrong: floats (repr, not orjson's spelling), integers beyond 64 bits

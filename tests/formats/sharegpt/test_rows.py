@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 import pchronicle_datasets as pc
 from pchronicle_datasets.features import training_view
 from pchronicle_datasets.formats import detect
-from pchronicle_datasets.formats.sharegpt import conversation, row_conversation
-from pchronicle_datasets.formats.sharegpt.render import content_json, json_string, tool_value, tools_prompt_of_json
+from pchronicle_datasets.formats.sharegpt import conversation
 from pchronicle_datasets.losses import collect_losses
+from pchronicle_datasets.render.sharegpt import content_json, json_string, tool_value, tools_prompt_of_json
+from pchronicle_datasets.training.sharegpt_rows import row_conversation
 from tests.strategies import AWKWARD_STRINGS, TOOL_RESULTS, json_values, storylines
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -39,7 +39,7 @@ from typing import Any
 
 from datasets import Features, List, Value
 
-from .jsonio import dumps_text, try_loads
+from ..jsonio import dumps_text, try_loads
 
 __all__ = ["MESSAGES_FEATURES", "MESSAGE_KEYS", "SHAREGPT_FEATURES", "decode_messages", "encode_messages"]
 

@@ -20,9 +20,19 @@ from typing import Any
 
 import orjson
 
-from ...jsonio import may_hold_big_int
-from ...linking import place_results, shown_call_ids
-from ...losses import report_loss
+from ..jsonio import may_hold_big_int
+from ..linking import place_results, shown_call_ids
+from ..losses import report_loss
+from ..markup_tags import (
+    EMPTY_THINK,
+    SCRATCHPAD,
+    SCRATCHPAD_MARK,
+    SYSTEM_TEMPLATE,
+    THINK,
+    think_block,
+    tool_call_block,
+    tool_response_block,
+)
 
 __all__ = [
     "JSON_CHUNKS",
@@ -43,19 +53,6 @@ __all__ = [
     "written_arguments",
 ]
 
-SYSTEM_TEMPLATE = (
-    "You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML "
-    "tags. You may call one or more functions to assist with the user query. If available tools are not relevant "
-    "in assisting with user query, just respond in natural conversational language. Don't make assumptions about "
-    "what values to plug into functions. After calling & executing the functions, you will be provided with "
-    "function results within <tool_response> </tool_response> XML tags. Here are the available tools:\n"
-    "<tools>\n{tools}\n</tools>\n"
-    "For each function call return a JSON object, with the following pydantic model json schema for each:\n"
-    "{{'title': 'FunctionCall', 'type': 'object', 'properties': {{'name': {{'title': 'Name', 'type': 'string'}}, "
-    "'arguments': {{'title': 'Arguments', 'type': 'object'}}}}, 'required': ['name', 'arguments']}}\n"
-    "Each function call should be enclosed within <tool_call> </tool_call> XML tags.\n"
-    "Example:\n<tool_call>\n{{'name': <function-name>,'arguments': <args-dict>}}\n</tool_call>"
-)
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
 
 
@@ -203,9 +200,9 @@ def _build_tools_prompt(tools: Any) -> tuple[str, tuple[int, ...]]:
 
 
 def _scratchpad_to_think(text: str) -> str:
-    if "REASONING_SCRATCHPAD>" not in text:  # one search instead of two replaces: most texts have no tag
+    if SCRATCHPAD_MARK not in text:  # one search instead of two replaces: most texts have no tag
         return text
-    return text.replace("<REASONING_SCRATCHPAD>", "<think>").replace("</REASONING_SCRATCHPAD>", "</think>")
+    return text.replace(SCRATCHPAD[0], THINK[0]).replace(SCRATCHPAD[1], THINK[1])
 
 
 def written_arguments(args: Any, *, keep_invalid: bool, pointer: str = "") -> Any:
@@ -244,9 +241,9 @@ def gpt_value(turn: dict[str, Any], *, empty_think: bool = True, keep_invalid_ar
 def _gpt_text(turn: dict[str, Any], arguments: list[Any], empty_think: bool) -> str:
     """``gpt_value`` with the arguments already written (``written_arguments``, which counts their losses).
 
-    ``rows.row_conversation`` writes the same bytes for the rows it covers (see its docs)."""
+    ``training.sharegpt_rows.row_conversation`` writes the same bytes for the rows it covers (see its docs)."""
     reason = turn.get("reason")
-    content = f"<think>\n{reason}\n</think>\n" if isinstance(reason, str) and reason.strip() else ""
+    content = think_block(reason) if isinstance(reason, str) and reason.strip() else ""
     msg = text_of(turn.get("msg"))
     calls = turn.get("tool_calls")
     if calls:
@@ -254,13 +251,13 @@ def _gpt_text(turn: dict[str, Any], arguments: list[Any], empty_think: bool) -> 
             content += _scratchpad_to_think(msg) + "\n"
         for call, args in zip(calls, arguments, strict=True):
             # jdumps({"name": …, "arguments": …}), spelled out: the same bytes without a dict per call.
-            content += f'<tool_call>\n{{"name": {jdumps(call["fn"])}, "arguments": {jdumps(args)}}}\n</tool_call>\n'
-        if empty_think and "<think>" not in content:
-            content = "<think>\n</think>\n" + content
+            content += tool_call_block(jdumps(call["fn"]), jdumps(args))
+        if empty_think and THINK[0] not in content:
+            content = EMPTY_THINK + content
         return content.rstrip()
     content += _scratchpad_to_think(msg)
-    if empty_think and "<think>" not in content:
-        content = "<think>\n</think>\n" + content
+    if empty_think and THINK[0] not in content:
+        content = EMPTY_THINK + content
     return content.strip()
 
 
@@ -312,8 +309,7 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
     # (the id and the name are short strings: encode_basestring is what jdumps writes them with).
     return "\n".join(
         [
-            f'<tool_response>\n{{"tool_call_id": {encode_basestring(cid)}, "name": {encode_basestring(name)}, '
-            f'"content": {content_json(content)}}}\n</tool_response>'
+            tool_response_block(encode_basestring(cid), encode_basestring(name), content_json(content))
             for cid, name, content in results
         ]
     )

@@ -23,9 +23,9 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from .features import STORYLINE_FEATURES, story_to_row
-from .formats.chat.reader import read_conversation
-from .jsonio import dumps
+from ..features import STORYLINE_FEATURES, story_to_row
+from ..formats.chat.reader import read_conversation
+from ..jsonio import dumps
 
 __all__ = ["from_messages"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...jsonio import dumps_text
-from ...linking import place_results, shown_call_ids
-from ...losses import report_loss
-from ..sharegpt.render import message_text, tool_schema, written_arguments
+from ..jsonio import dumps_text
+from ..linking import place_results, shown_call_ids
+from ..losses import report_loss
+from .sharegpt import message_text, tool_schema, written_arguments
 
 __all__ = ["render_messages", "tool_functions"]
 

@@ -20,15 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import FormatError
-from .features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
-from .formats.chat.render import render_messages
-from .formats.sharegpt import NAME as SHAREGPT
-from .formats.sharegpt import conversation, row_conversation, source_conversation
-from .losses import LossReport, collected
+from ..errors import FormatError
+from ..features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
+from ..formats.sharegpt import NAME as SHAREGPT
+from ..formats.sharegpt import source_conversation
+from ..losses import LossReport, collected
+from ..render.messages import render_messages
+from ..render.sharegpt import conversation
+from ..schema import SCHEMA_VERSION, validate
 from .map_losses import note
 from .output_features import encode_messages
-from .schema import SCHEMA_VERSION, validate
+from .sharegpt_rows import row_conversation
 
 __all__ = ["incomplete", "to_messages", "to_sharegpt"]
 
@@ -187,7 +189,7 @@ def to_sharegpt(
     >>> out[0]["conversations"][2]
     {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
     """
-    plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what rows.py renders
+    plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what sharegpt_rows renders
     if plain and not _is_batch(example):
         fast = _from_row(example, _sharegpt_from_row)  # first: this runs once per example of a corpus
         if fast is not None:

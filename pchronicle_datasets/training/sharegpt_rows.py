@@ -5,9 +5,10 @@ JSON arguments, results that name the call they answer. For such a row, ``row_co
 elements ``conversation(training_view(row))`` gives, from the row's JSON text columns as they are: no document
 is built (decoding a row into one cost as much as rendering it), and the elements are written in one loop.
 
-The bytes are ``render``'s: the ``<think>`` and ``<tool_call>`` blocks of ``agent_value`` and the
-``<tool_response>`` blocks of ``tool_value``, spelled out in the loop because a call per turn and per result
-cost a tenth of the time (``benchmarks/bench_sharegpt.py``). ``tests/formats/sharegpt/test_rows.py`` holds the
+The bytes are ``render.sharegpt``'s: the ``<think>``, ``<tool_call>`` and ``<tool_response>`` blocks of
+``gpt_value`` and ``tool_value``, filled in the loop from the same templates (``markup_tags``) rather than by
+calling those functions, because a call per turn and per result cost a tenth of the time
+(``benchmarks/bench_sharegpt.py``). ``tests/formats/sharegpt/test_rows.py`` holds the
 two equal over every test corpus and over generated documents: a change to one is a failing test until the
 other follows.
 
@@ -34,9 +35,10 @@ from typing import Any
 
 import orjson
 
-from ...linking import SOURCE_CALL_IDS
-from .hints import NAME
-from .render import JSON_CHUNKS, content_json, tools_prompt_of_json
+from ..formats.sharegpt.hints import NAME
+from ..linking import SOURCE_CALL_IDS
+from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
+from ..render.sharegpt import JSON_CHUNKS, content_json, tools_prompt_of_json
 
 __all__ = ["row_conversation"]
 
@@ -57,6 +59,9 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
     if dropped:
         return None  # a tool definition the prompt cannot hold: counted by conversation
     loads, esc, chunks = orjson.loads, encode_basestring, JSON_CHUNKS  # ids and names are short: esc is jdumps
+    think, (think_open, think_close) = THINK[0], THINK_PARTS  # the blocks' parts as locals: one f-string each
+    call_open, call_args, call_close = TOOL_CALL_PARTS
+    resp_open, resp_name, resp_content, resp_close = TOOL_RESPONSE_PARTS
     out: list[Any] = [{"from": "system", "value": prompt}]
     owner: dict[str, tuple[list[str], str]] = {}  # tcid → (the <tool_response> blocks of its turn, its fn's JSON)
     tool_slots: list[int] = []  # where in out each turn with calls holds its blocks, joined at the end
@@ -71,9 +76,9 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
             return None  # content parts, JSON, no message: conversation writes them (and counts the loss)
         if src == "agent":
             leading = False
-            if "REASONING_SCRATCHPAD>" in msg:
+            if SCRATCHPAD_MARK in msg:
                 return None  # rewritten to <think> by conversation
-            value = f"<think>\n{reason}\n</think>\n" if reason is not None and reason.strip() else ""
+            value = f"{think_open}{reason}{think_close}" if reason is not None and reason.strip() else ""
             if calls:
                 if msg.strip():
                     value += msg + "\n"
@@ -85,21 +90,19 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
                         return None  # a reused id; no arguments, or not valid JSON at the source (conversation)
                     name = esc(call["fn"])
                     owner[tcid] = (blocks, name)
-                    value += f'<tool_call>\n{{"name": {name}, "arguments": {"".join(chunks(args, 0))}}}\n</tool_call>\n'
+                    value += f"{call_open}{name}{call_args}{''.join(chunks(args, 0))}{call_close}"
                     if call.get("result") is not None:  # a result on the call itself (ATIF): before the observation's
-                        blocks.append(
-                            f'<tool_response>\n{{"tool_call_id": {esc(tcid)}, "name": {name}, '
-                            f'"content": {content_json(loads(call["result"]))}}}\n</tool_response>'
-                        )
-                if "<think>" not in value:
-                    value = "<think>\n</think>\n" + value
+                        content = content_json(loads(call["result"]))
+                        blocks.append(f"{resp_open}{esc(tcid)}{resp_name}{name}{resp_content}{content}{resp_close}")
+                if think not in value:
+                    value = EMPTY_THINK + value
                 out.append({"from": "gpt", "value": value.rstrip()})
                 out.append(blocks)
                 tool_slots.append(len(out) - 1)
             else:
                 value += msg
-                if "<think>" not in value:
-                    value = "<think>\n</think>\n" + value
+                if think not in value:
+                    value = EMPTY_THINK + value
                 out.append({"from": "gpt", "value": value.strip()})
         else:
             if calls or reason:
@@ -119,10 +122,9 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
                     found = owner.get(res.get("source_call_id")) if type(res) is dict else None
                     if found is None:
                         return None  # no call with that id: placed by position, or loose (conversation)
-                    found[0].append(
-                        f'<tool_response>\n{{"tool_call_id": {esc(res["source_call_id"])}, "name": {found[1]}, '
-                        f'"content": {content_json(res.get("content", ""))}}}\n</tool_response>'
-                    )
+                    content = content_json(res.get("content", ""))
+                    cid = esc(res["source_call_id"])
+                    found[0].append(f"{resp_open}{cid}{resp_name}{found[1]}{resp_content}{content}{resp_close}")
     for k in reversed(tool_slots):
         if out[k]:
             out[k] = {"from": "tool", "value": "\n".join(out[k])}

@@ -33,7 +33,7 @@ import weakref
 from dataclasses import dataclass, field
 from types import FrameType
 
-from .losses import LossReport, active_report
+from ..losses import LossReport, active_report
 
 __all__ = ["note"]
 
