@@ -23,7 +23,6 @@ from .tables import (
     empty,
     message_role,
     nonempty_str,
-    restore_content,
     role_src,
 )
 from .tables import valid_output as is_output
@@ -275,10 +274,9 @@ class RowTurns:
         if "content" not in msg:
             set_form(self.hint, f"{rel}/content", "absent")
             return None
-        content, restored = restore_content(msg["content"], self.s.scan)
-        if restored:
-            set_form(self.hint, f"{rel}/content", "json-string")
-        return content
+        # A string is a string (issue #23, over RFC-0009's "content parts re-encoded as a string" restoration): text
+        # that looks like JSON, even like content parts, is the text the model or the user wrote.
+        return msg["content"]
 
     def _context_turn(self, msg: dict, pointer: str, copied: bool = True) -> dict:
         """A message that is neither the request, the output nor tool output, as a turn: RFC-0009's context turns
