@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ..jsonio import may_hold_big_int
+from ..jsonio import may_hold_big_int, try_loads
 from ..linking import place_results, shown_call_ids
 from ..losses import report_loss
 from ..markup_tags import (
@@ -214,11 +214,8 @@ def reference_arguments(args: str) -> tuple[bool, Any]:
     >>> reference_arguments('{"n": 1180591620717411303424}'), reference_arguments('{"a": 1}'), reference_arguments("x")
     ((True, {'n': 1180591620717411303424}), (False, None), (False, None))
     """
-    try:
-        orjson.loads(args)
+    if try_loads(args)[0]:
         return False, None
-    except orjson.JSONDecodeError:
-        pass
     try:
         return True, json.loads(args)
     except (ValueError, RecursionError):
@@ -492,7 +489,7 @@ def elements(
             calls = turn.get("tool_calls")
             arguments = _turn_arguments(calls, t, keep_invalid_args) if calls else []
             out.append({"from": "gpt", "value": _gpt_text(turn, arguments, empty_think)})
-            if calls and t in placed:
+            if t in placed:  # its calls' results; on a turn without calls, results naming an id no call has
                 out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
         else:
             if isinstance(turn.get("reason"), str) and turn["reason"]:
