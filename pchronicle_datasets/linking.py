@@ -110,6 +110,7 @@ def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, l
     # them came back after it too (parallel calls written as one assistant message each, then their results).
     # Otherwise results of earlier calls are shown after their call (RFC-0009 puts them on the next response).
     after_own = _answers_own_call(turns[t], results)
+    by_id = {r["source_call_id"] for r in results if isinstance(r, dict) and isinstance(r.get("source_call_id"), str)}
     for k, res in enumerate(results):
         if not isinstance(res, dict):
             continue
@@ -126,6 +127,9 @@ def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, l
         if home is None:
             loose.setdefault(t, []).append((k, content))
             continue
+        # By position: the next of the home turn's calls that no result answers by id.
+        while unlinked < len(home_calls) and home_calls[unlinked]["tcid"] in by_id:
+            unlinked += 1
         name = home_calls[unlinked]["fn"] if unlinked < len(home_calls) else "unknown"
         placed.setdefault(home, []).append((sid if isinstance(sid, str) else "", name, content))
         unlinked += 1

@@ -18,6 +18,7 @@ A new format's test files are covered as soon as they are in ``tests/data/``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -122,10 +123,8 @@ def _opened(values: Any) -> Iterator[str]:
         for piece in MARKUP.split(s):
             piece = piece.strip()
             if piece[:1] in "[{":
-                try:
+                with contextlib.suppress(ValueError):
                     yield from (leaf.strip() for leaf in _strings(json.loads(piece)))
-                except ValueError:
-                    pass
             yield piece
 
 
