@@ -18,6 +18,10 @@ from .errors import FormatError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
+
+# ``pc.losses`` is the loss inventory function (``pc.losses(ds, target=…)``), not the module of that name: the
+# module was imported (by ``inventory``) before this binding. Import from the module as ``pchronicle_datasets.losses``.
+from .inventory import losses
 from .losses import LossReport, collect_losses
 from .schema import (
     SCHEMA_VERSION,
@@ -67,6 +71,7 @@ __all__ = [
     "incomplete",
     "into_storyline",
     "iter_errors",
+    "losses",
     "push_to_hub",
     "row_to_story",
     "rows_to_table",

@@ -182,7 +182,62 @@ class _BadByReason:
         return out
 
 
+def _inventory_lines(target: str, report: LossReport) -> list[str]:
+    """One target's inventory: a line for the target, then one per kind with its count and first pointer. The
+    dataset rows (``storyline``) lose nothing: what the readers kept as residual is listed instead."""
+    if not report:
+        return [f"{target}: no loss" + (", no residual" if target == "storyline" else "")]
+    head = f"{target}: no loss; kept as residual:" if target == "storyline" else f"{target}: {report.total()} lost"
+    lines = [head]
+    for kind, n in sorted(report.counts.items()):
+        where = report.first.get(kind) or "(root)"
+        doc = report.first_document.get(kind)
+        lines.append(f"    {n:>6}  {kind}  (first at {where}{f' of {doc}' if doc else ''})")
+    return lines
+
+
+def cmd_inspect_losses(args: argparse.Namespace) -> int:
+    """``inspect --losses``: per file and per target, what a conversion would leave out; nothing is written."""
+    from .inventory import losses, targets
+
+    names = targets()
+    files: dict[str, dict[str, Any]] = {}
+    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
+        entry = files.setdefault(path, {"documents": 0, "bad": 0, "reports": {t: LossReport() for t in names}})
+        if rec.error is not None:
+            entry["bad"] += 1
+            continue
+        entry["documents"] += 1
+        for target in names:
+            entry["reports"][target].update(losses([rec.story], target=target))
+    if args.json:
+        out = {
+            path: {
+                "documents": e["documents"],
+                "bad_records": e["bad"],
+                "targets": {
+                    t: {
+                        k: {"count": n, "first": r.first.get(k, ""), "document": r.first_document.get(k, "")}
+                        for k, n in sorted(r.counts.items())
+                    }
+                    for t, r in e["reports"].items()
+                },
+            }
+            for path, e in files.items()
+        }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        for path, e in files.items():
+            print(f"{path}: {e['documents']} document(s), {e['bad']} bad record(s)")
+            for target, report in e["reports"].items():
+                for line in _inventory_lines(target, report):
+                    print(f"  {line}")
+    return 1 if any(e["bad"] for e in files.values()) else 0
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
+    if args.losses:
+        return cmd_inspect_losses(args)
     formats: collections.Counter = collections.Counter()
     bad = _BadByReason()
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -380,8 +435,15 @@ def cmd_push(args: argparse.Namespace) -> int:
             features = SHAREGPT_FEATURES if args.to == "sharegpt" else MESSAGES_FEATURES
             ds = ds.map(fn, remove_columns=ds.column_names, features=features, desc=f"to_{args.to}")
             conversion = f"{args.source} → {fn.__name__}"
+        # The card's "What the conversion left out": the map's losses (the STS writer adds its own as it writes).
         info = push_to_hub(
-            ds, args.repo, conversion=conversion, token=args.token, private=args.private or None, layout=layout
+            ds,
+            args.repo,
+            conversion=conversion,
+            token=args.token,
+            private=args.private or None,
+            layout=layout,
+            losses=losses,
         )
     print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
     _print_losses(losses)
@@ -451,6 +513,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_reading(i, policy=False)
     i.add_argument("--json", action="store_true", help="print the report as JSON")
+    i.add_argument(
+        "--losses",
+        action="store_true",
+        help="per file and per target (storyline rows, to_messages, to_sharegpt, each writer): what a conversion "
+        "would leave out, by kind, with counts and the first pointer; nothing is written",
+    )
     i.set_defaults(func=cmd_inspect)
     c = _command(sub, "convert", "convert inputs through Storyline")
     _add_reading(c)

@@ -370,9 +370,9 @@ def _result_failed(content: Any) -> bool:
 def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``[{tool, count, success, failure}]`` sorted by tool, for tools called at least once.
 
-    A call counts for its ``fn``. Its results are linked by call id wherever the document holds them:
-    ``tool_calls[].result`` on the call itself, or ``observation.results[]`` entries whose
-    ``source_call_id`` is the call's ``tcid`` (on any turn: RFC-0009 puts them on the next turn).
+    A call counts for its ``fn``. Its results are the ones training outputs show for it: linked by the one rule
+    of ``linking.place_results`` (by call id wherever the document holds them, by position where a result has
+    no id).
     A call without a result counts but is neither a success nor a failure, as in the reference.
     """
     stats: dict[str, list[int]] = {}

@@ -26,6 +26,7 @@ from datasets import Dataset, DatasetDict, DatasetInfo
 
 from ._version import __version__ as _version
 from .features import row_to_story
+from .losses import LossReport, describe
 from .traces import write_traces
 
 __all__ = ["card_text", "dataset_card", "push_to_hub", "write_hub_folder"]
@@ -112,11 +113,14 @@ def dataset_card(
     conversion: str,
     traces: Mapping[str, Mapping[str, list]] | None = None,
     parquet: bool = True,
+    losses: LossReport | None = None,
 ) -> str:
     """The README.md of the repository: YAML metadata (configs, features, tags, size) and a description.
 
     ``traces`` (split → group → files, from ``write_traces``) adds the ``completed``/``failed`` trace
-    configs and the agent-traces tags; ``parquet=False`` leaves the Parquet config out."""
+    configs and the agent-traces tags; ``parquet=False`` leaves the Parquet config out; ``losses`` (the loss
+    report of the conversion, as ``pc.losses`` or ``collect_losses`` give it) adds the section "What the
+    conversion left out"."""
     first = next(iter(splits.values()))
     configs = []
     if parquet:
@@ -195,7 +199,31 @@ def dataset_card(
             "type: decode them with `json.loads`, or `pchronicle_datasets.row_to_story(row)` for the whole "
             "document.",
         ]
+    if losses is not None:
+        lines += ["", *left_out_section(losses)]
     return "\n".join(lines) + "\n"
+
+
+def left_out_section(report: LossReport) -> list[str]:
+    """The card's "What the conversion left out": each kind of loss with its count, its first pointer and what it
+    means (``losses.KINDS``), or a line saying nothing was; the text comes from the data only through
+    ``card_text``.
+
+    >>> from pchronicle_datasets.losses import LossReport
+    >>> report = LossReport()
+    >>> report.add("system_prompt_replaced", "/turns/0/msg", "s1")
+    >>> left_out_section(report)[4].split(" | ")[:3]
+    ['| `system_prompt_replaced`', '1', '`/turns/0/msg` of s1']
+    """
+    lines = ["## What the conversion left out", ""]
+    if not report:
+        return [*lines, "Nothing: every value of the sources is in these rows, mapped or kept as residual."]
+    lines += ["| kind | count | first at | what it means |", "|---|---|---|---|"]
+    for kind, n in sorted(report.counts.items()):
+        pointer, doc = card_text(report.first.get(kind) or "(root)"), report.first_document.get(kind)
+        where = f"`{pointer}`" + (f" of {card_text(doc)}" if doc else "")
+        lines.append(f"| `{card_text(kind)}` | {n} | {where} | {card_text(describe(kind))} |".replace("\n", " "))
+    return lines
 
 
 def write_hub_folder(
@@ -207,6 +235,7 @@ def write_hub_folder(
     split: str = "train",
     layout: str = "parquet",
     harness: str | None = None,
+    losses: LossReport | None = None,
 ) -> list[Path]:
     """Write what ``push_to_hub`` uploads: ``data/{split}-NNNNN-of-NNNNN.parquet`` (layout ``parquet`` or
     ``both``), ``traces/{split}/completed|failed/*.jsonl`` (``traces`` or ``both``; the rows must be
@@ -227,7 +256,12 @@ def write_hub_folder(
             written += [p for files in groups.values() for p in files]
     card = root / "README.md"
     card_text = dataset_card(
-        splits, repo_id=repo_id, conversion=conversion, traces=traces or None, parquet=layout != "traces"
+        splits,
+        repo_id=repo_id,
+        conversion=conversion,
+        traces=traces or None,
+        parquet=layout != "traces",
+        losses=losses,
     )
     if layout == "traces":
         card.write_text(card_text, encoding="utf-8")
@@ -255,11 +289,13 @@ def push_to_hub(
     commit_message: str | None = None,
     layout: str = "parquet",
     harness: str | None = None,
+    losses: LossReport | None = None,
 ) -> Any:
     """Upload ``data`` to the dataset repository ``repo_id`` (created when missing); returns the commit info.
 
     ``conversion`` is written in the card (e.g. ``"openai-msg → to_sharegpt"``); ``layout`` is ``parquet``,
-    ``traces`` (agent traces only) or ``both``; ``harness`` names the STS harness (default: each agent id).
+    ``traces`` (agent traces only) or ``both``; ``harness`` names the STS harness (default: each agent id);
+    ``losses`` puts the conversion's loss report in the card (``pc.losses(ds, target=…)`` gives it).
     """
     from huggingface_hub import HfApi
 
@@ -267,7 +303,16 @@ def push_to_hub(
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     # Removed on every exit path, an exception or the CLI's SIGTERM / SIGHUP (SystemExit) included.
     with tempfile.TemporaryDirectory(prefix="pchronicle-push-") as tmp:
-        write_hub_folder(data, tmp, repo_id=repo_id, conversion=conversion, split=split, layout=layout, harness=harness)
+        write_hub_folder(
+            data,
+            tmp,
+            repo_id=repo_id,
+            conversion=conversion,
+            split=split,
+            layout=layout,
+            harness=harness,
+            losses=losses,
+        )
         return api.upload_folder(
             folder_path=tmp,
             repo_id=repo_id,

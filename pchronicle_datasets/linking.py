@@ -38,22 +38,22 @@ def observation_results(turn: Mapping[str, Any]) -> list:
 
 
 def tool_results(story: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-    """``(fn, content)`` for every result linked to a call of the document, by id, anywhere in it: a call's
-    own ``result`` first, then observation results (a result without ``content`` is ``""``, as the reference
-    batch runner reads it). Unlinked results are not yielded."""
-    turns = story.get("turns") or []
-    by_id: dict[str, str] = {}
-    for turn in turns:
-        for call in turn.get("tool_calls") or []:
-            by_id[call["tcid"]] = call["fn"]
-            if "result" in call:
-                yield call["fn"], call["result"]
-    for turn in turns:
-        for res in observation_results(turn):
-            sid = res.get("source_call_id") if isinstance(res, dict) else None
-            fn = by_id.get(sid) if isinstance(sid, str) else None
-            if fn is not None:
-                yield fn, res.get("content", "")
+    """``(fn, content)`` for every result that answers a call of the document, as ``place_results`` links it
+    (by id, or by position where the result has no id): the results training outputs show after their call,
+    counted by ``tool_stats`` (a result without ``content`` is ``""``, as the reference batch runner reads it).
+    Results that answer no call (``"unknown"``, loose) are not yielded.
+
+    >>> list(tool_results({"turns": [{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c", "fn": "ls", "args": {}}],
+    ...     "observation": {"results": [{"content": "x"}]}}]}))
+    [('ls', 'x')]
+    """
+    if not story.get("turns"):
+        return
+    called = {c["fn"] for turn in story["turns"] for c in turn.get("tool_calls") or ()}
+    for results in place_results(story)[0].values():
+        for _, fn, content in results:
+            if fn != "unknown" or "unknown" in called:
+                yield fn, content
 
 
 def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, Any]]]:
@@ -90,11 +90,27 @@ def _waiting(t: int, turns: list, placed: dict) -> bool:
     return len(placed.get(t, ())) < len(turns[t].get("tool_calls") or ())
 
 
+def _answers_own_call(turn: Mapping[str, Any], results: list) -> bool:
+    """Whether a turn holds a result of one of its own calls (its observation then follows its calls, ATIF's
+    step)."""
+    own = {c["tcid"] for c in turn.get("tool_calls") or ()}
+    if not own:
+        return False
+    if any("result" in c for c in turn["tool_calls"]):
+        return True
+    return any(isinstance(r, dict) and r.get("source_call_id") in own for r in results)
+
+
 def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, loose: dict, last: int | None) -> None:
     calls = turns[t].get("tool_calls") or []
     home = t if calls else (last if last is not None and _waiting(last, turns, placed) else None)
     home_calls = (turns[home].get("tool_calls") or []) if home is not None else []
     unlinked = len(placed.get(home, ())) if home is not None and home != t else 0
+    # A turn that holds results of its own calls holds what came back after it: results of earlier calls among
+    # them came back after it too (parallel calls written as one assistant message each, then their results).
+    # Otherwise results of earlier calls are shown after their call (RFC-0009 puts them on the next response).
+    after_own = _answers_own_call(turns[t], results)
+    by_id = {r["source_call_id"] for r in results if isinstance(r, dict) and isinstance(r.get("source_call_id"), str)}
     for k, res in enumerate(results):
         if not isinstance(res, dict):
             continue
@@ -102,14 +118,18 @@ def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, l
         content = res.get("content", "")
         if isinstance(sid, str) and sid in owner:
             t_owner, fn = owner[sid]
-            placed.setdefault(t_owner, []).append((sid, fn, content))
+            placed.setdefault(t if after_own else t_owner, []).append((sid, fn, content))
+            continue
+        if isinstance(sid, str) and sid:
+            # An id that names no call answers no call: "unknown", never the name of a call it does not answer.
+            placed.setdefault(home if home is not None else t, []).append((sid, "unknown", content))
             continue
         if home is None:
-            if isinstance(sid, str):
-                placed.setdefault(t, []).append((sid, "unknown", content))  # an id that names no call
-            else:
-                loose.setdefault(t, []).append((k, content))
+            loose.setdefault(t, []).append((k, content))
             continue
+        # By position: the next of the home turn's calls that no result answers by id.
+        while unlinked < len(home_calls) and home_calls[unlinked]["tcid"] in by_id:
+            unlinked += 1
         name = home_calls[unlinked]["fn"] if unlinked < len(home_calls) else "unknown"
         placed.setdefault(home, []).append((sid if isinstance(sid, str) else "", name, content))
         unlinked += 1

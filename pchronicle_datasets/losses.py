@@ -54,6 +54,8 @@ KINDS = {
     "reasoning_dropped": "reasoning the target has no place for (a reason on a turn that is not the agent's)",
     "tool_calls_dropped": "tool calls on a turn that is not the agent's, left out",
     "results_dropped": "tool results answering calls on a turn that is not the agent's, left out",
+    "system_prompt_replaced": "the document's own system prompt, replaced by the one the ShareGPT seed generates "
+    "from /agent/tools (keep_system_prompt=True keeps it, with the tools prompt only when it has none)",
     "tool_definition_dropped": "an /agent/tools entry that is not a function schema, left out of the tools",
     "residual_dropped": "an ATIF residual value of an edited document that fits no place in the trajectory",
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
@@ -61,8 +63,6 @@ KINDS = {
     "text in chat": "a Storyline value a chat record holds only as text",
     "not in openai-msg": "a Storyline value no openai-msg row has a place for (or that its reader does not give "
     "back there), left out",
-    "json in openai-msg": "a Storyline string that spells JSON content parts, which the openai-msg reader takes "
-    "for those parts",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",

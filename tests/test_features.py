@@ -576,7 +576,7 @@ def test_tool_stats_sorted_linked_by_call_id_and_only_called_tools():
         {"tool": "Zed", "count": 1, "success": 1, "failure": 0},
         {"tool": "apply", "count": 1, "success": 1, "failure": 0},
         {"tool": "bash", "count": 2, "success": 1, "failure": 1},
-        {"tool": "read_file", "count": 1, "success": 0, "failure": 0},  # no result: neither
+        {"tool": "read_file", "count": 1, "success": 0, "failure": 1},  # "Error: no call id", by position (#23)
         {"tool": "web_search", "count": 1, "success": 0, "failure": 1},
     ]
     assert compute_tool_stats(story) == expected
@@ -668,12 +668,13 @@ def test_tool_result_failure_rule_reads_json_like_the_reference(content):
 
 @pytest.mark.parametrize("call_id", [["t"], {"id": "t"}, [], {}])
 def test_non_string_source_call_id_is_ignored(call_id):
-    """``observation`` is ``any``: a result whose source_call_id is an array or object links no call."""
+    """``observation`` is ``any``: a result whose source_call_id is an array or object has no id, so it answers the
+    waiting call by position, as the training text shows it (one linking rule, issue #23): an empty result fails."""
     story = _doc(
         {"id": 1, "src": "agent", "msg": None, "tool_calls": [{"tcid": "t", "fn": "f", "args": {}}]},
         {"id": 2, "src": "tool", "msg": None, "observation": {"results": [{"source_call_id": call_id, "content": ""}]}},
     )
-    assert compute_tool_stats(story) == [{"tool": "f", "count": 1, "success": 0, "failure": 0}]
+    assert compute_tool_stats(story) == [{"tool": "f", "count": 1, "success": 0, "failure": 1}]
     assert_same(row_to_story(story_to_row(story)), story)
 
 
@@ -695,26 +696,20 @@ def _reference_success(content: Any) -> bool:
 
 
 def _reference_tool_stats(story: dict) -> list[dict]:
-    """An independent oracle: the reference's counting, results linked by call id on any turn."""
+    """An oracle: the reference's counting over the results the training text shows, as the one linking rule
+    places them (``linking.results_by_turn``: by id, or by position; issue #23); that this rule is what the
+    training text shows is ``tests/test_source_accounting.py``'s."""
+    from pchronicle_datasets.linking import results_by_turn
+
     stats: dict[str, dict[str, int]] = {}
-    by_id: dict[str, str] = {}
-    outcomes: list[tuple[str, Any]] = []
     for turn in story["turns"]:
         for call in turn.get("tool_calls", []):
             stats.setdefault(call["fn"], {"count": 0, "success": 0, "failure": 0})["count"] += 1
-            by_id[call["tcid"]] = call["fn"]
-            if "result" in call:
-                outcomes.append((call["tcid"], call["result"]))
-    for turn in story["turns"]:
-        obs = turn.get("observation")
-        results = obs.get("results") if isinstance(obs, dict) else None
-        for res in results if isinstance(results, list) else []:
-            if isinstance(res, dict) and isinstance(res.get("source_call_id"), str):
+    for results in results_by_turn(story).values():
+        for _, fn, content in results:
+            if fn in stats and fn != "unknown":
                 # A result without "content" is "" as in the reference (msg.get("content", "")).
-                outcomes.append((res["source_call_id"], res.get("content", "")))
-    for call_id, content in outcomes:
-        if call_id in by_id:
-            stats[by_id[call_id]]["success" if _reference_success(content) else "failure"] += 1
+                stats[fn]["success" if _reference_success(content) else "failure"] += 1
     return [{"tool": tool, **counts} for tool, counts in sorted(stats.items())]
 
 

@@ -182,8 +182,8 @@ def test_to_sharegpt_writes_developer_later_system_and_custom_turns_as_system():
         ("system", "Context compacted."),
         ("system", "Looks fine."),
     ]
-    # the leading system prompt is replaced by the generated one (the seed's rule, not a loss)
-    assert report.first == {"source_renamed": "/turns/5/src"}
+    # the leading system prompt is replaced by the generated one (the seed's rule), counted (issue #23)
+    assert report.first == {"source_renamed": "/turns/5/src", "system_prompt_replaced": "/turns/0/msg"}
     kept = [c["value"] for c in pc.to_sharegpt(CODEX, keep_system_prompt=True)["conversations"]]
     assert kept[:2] == ["You are Codex.", "Use the sandbox."]
 
@@ -371,7 +371,7 @@ def test_no_reader_keeps_a_message_whole_so_no_turn_is_omitted():
         with pc.collect_losses() as report:
             messages = pc.to_messages(example)["messages"]
             conversations = pc.to_sharegpt(example)["conversations"]
-        assert report.counts == {}
+        assert report.counts == {"system_prompt_replaced": 1}  # to_sharegpt's generated prompt (issue #23)
         assert ("developer", "dev note") in [(m["role"], m["content"]) for m in messages]
         assert any(m["role"] == "tool" and m["content"] == "orphan" for m in messages)
         assert {"from": "system", "value": "dev note"} in conversations

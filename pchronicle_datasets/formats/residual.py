@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..jsonio import try_loads
 from ..schema import compute_unknown_key_counts, validate
 
 __all__ = [
@@ -118,11 +119,26 @@ def residual_tools(story: Mapping[str, Any]) -> int:
     """
     sources = (story.get("unknown_fields") or {}).get("sources") or {}
     return sum(
-        pointer.rsplit("/", 1)[-1] == "tools"
+        pointer.rsplit("/", 1)[-1] == "tools" and _holds_definitions(value)
         for source in sources.values()
         if isinstance(source, dict)
-        for pointer in source.get("fields") or {}
+        for pointer, value in (source.get("fields") or {}).items()
     )
+
+
+def _holds_definitions(value: Any) -> bool:
+    """Whether a residual ``tools`` value holds a definition: not an empty list, nor a JSON string of one
+    (``"[]"``, as exports write no tools), nor null.
+
+    >>> _holds_definitions("[]"), _holds_definitions([]), _holds_definitions(None), _holds_definitions([{}])
+    (False, False, False, True)
+    """
+    if type(value) is str:
+        ok, parsed = try_loads(value)
+        if not ok:
+            return bool(value.strip())  # text: not a definition Storyline could read, but something kept
+        value = parsed
+    return value not in (None, [], {}, "")
 
 
 class Residual:

@@ -125,9 +125,11 @@ def render_messages(
 
 
 def _call(call: dict[str, Any], shown: dict[str, str], ptr: str, *, arguments: str, keep_invalid: bool) -> dict:
-    args = written_arguments(call["args"], keep_invalid=keep_invalid, pointer=f"{ptr}/args")
+    source = call["args"]
+    args = written_arguments(source, keep_invalid=keep_invalid, pointer=f"{ptr}/args")
     if arguments == "string" and not isinstance(args, str):
-        args = dumps_text(args)  # orjson: every digit of 2.5e-05 and of big integers kept
+        # The source's own text when it was JSON only to the reference's parser (NaN, big integers): kept exactly.
+        args = source if isinstance(source, str) else dumps_text(args)  # orjson: every digit of 2.5e-05 kept
     return {
         "id": shown.get(call["tcid"], call["tcid"]),
         "type": "function",

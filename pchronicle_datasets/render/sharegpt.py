@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ..jsonio import may_hold_big_int
+from ..jsonio import may_hold_big_int, try_loads
 from ..linking import place_results, shown_call_ids
 from ..losses import report_loss
 from ..markup_tags import (
@@ -205,11 +205,31 @@ def _scratchpad_to_think(text: str) -> str:
     return text.replace(SCRATCHPAD[0], THINK[0]).replace(SCRATCHPAD[1], THINK[1])
 
 
+def reference_arguments(args: str) -> tuple[bool, Any]:
+    """``(True, value)`` when a Storyline ``args`` string is JSON to the reference converter's parser but was not
+    to the strict one readers use (an integer beyond 64 bits, ``NaN``, a lone surrogate): the reference parses
+    ``arguments`` with Python's ``json.loads``, so it writes that value exactly. A string that strict JSON reads
+    was a JSON string value at the source, and is not read again.
+
+    >>> reference_arguments('{"n": 1180591620717411303424}'), reference_arguments('{"a": 1}'), reference_arguments("x")
+    ((True, {'n': 1180591620717411303424}), (False, None), (False, None))
+    """
+    if try_loads(args)[0]:
+        return False, None
+    try:
+        return True, json.loads(args)
+    except (ValueError, RecursionError):
+        return False, None
+
+
 def written_arguments(args: Any, *, keep_invalid: bool, pointer: str = "") -> Any:
     """Tool-call arguments as a training output writes them: Storyline ``args`` are parsed already, so a
     string is a source that was not valid JSON; it is written as ``{}`` as the seed says (a counted loss,
-    see ``losses``), unless ``keep_invalid``."""
+    see ``losses``), unless ``keep_invalid`` or the reference's parser reads it (``reference_arguments``)."""
     if isinstance(args, str) and not keep_invalid:
+        ok, value = reference_arguments(args)
+        if ok:
+            return value
         report_loss("invalid_arguments", pointer=pointer, detail=repr(args[:100]))
         return {}
     return args
@@ -414,10 +434,10 @@ def conversation(
     """The ShareGPT ``[{"from", "value"}]`` of a Storyline document (see the module docs).
 
     By default the system prompt is generated from ``/agent/tools`` and replaces the document's own (its leading
-    system turns: the seed's rule, not a loss); ``keep_system_prompt=True`` writes the system turns
-    instead (the generated prompt only when there is none). Later system turns, ``developer`` turns and turns of
-    other sources are ``system`` elements where they stand; a result that answers no tool call is a ``human``
-    element after its turn.
+    system turns: the seed's rule, counted as ``system_prompt_replaced``); ``keep_system_prompt=True`` writes the
+    system turns instead (the generated prompt only when there is none). Later system turns, ``developer`` turns
+    and turns of other sources are ``system`` elements where they stand; a result that answers no tool call is a
+    ``human`` element after its turn.
     """
     has_system = any(t["src"] == "system" and not (drop_copied and t.get("copied")) for t in story["turns"])
     generated = not (keep_system_prompt and has_system)
@@ -469,7 +489,7 @@ def elements(
             calls = turn.get("tool_calls")
             arguments = _turn_arguments(calls, t, keep_invalid_args) if calls else []
             out.append({"from": "gpt", "value": _gpt_text(turn, arguments, empty_think)})
-            if calls and t in placed:
+            if t in placed:  # its calls' results; on a turn without calls, results naming an id no call has
                 out.append({"from": "tool", "value": tool_value([(shown.get(c, c), n, v) for c, n, v in placed[t]])})
         else:
             if isinstance(turn.get("reason"), str) and turn["reason"]:
@@ -479,7 +499,10 @@ def elements(
             if src == "user":
                 out.append({"from": "human", "value": _text(turn["msg"], t, "msg")})
             elif src == "system" and leading and not inline_system:
-                pass  # the seed's rule: the system message is generated at save time, not taken from the dialogue
+                # The seed's rule: the system message is generated at save time, not taken from the dialogue. The
+                # document's own prompt (a text protocol's instructions, say) is left out: counted, never silent.
+                if turn["msg"] not in (None, ""):
+                    report_loss("system_prompt_replaced", pointer=f"/turns/{t}/msg")
             elif src == "tool":  # tool output that answered no call (the reader's orphan tool elements)
                 out.append({"from": "tool", "value": _text(turn["msg"], t, "msg")})
             else:

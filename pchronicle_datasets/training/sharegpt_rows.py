@@ -16,8 +16,9 @@ Everything else is left to ``conversation``: the function gives None for a row w
 rule this module does not hold — a loss to count (content parts, invalid arguments, reasoning on a non-agent
 turn…), a result without a known call id (linked by position), a later system turn, a turn of another source,
 a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``) or a document read
-from ShareGPT (its source is given back). It never reports a loss, so a row it gives up on is rendered from
-the start by ``conversation``.
+from ShareGPT (its source is given back). The one loss it counts, a leading system prompt the generated one
+replaces, it reports once the row is done, so a row it gives up on is rendered from the start by
+``conversation`` with nothing counted twice.
 
 >>> import pchronicle_datasets as pc
 >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
@@ -37,6 +38,7 @@ import orjson
 
 from ..formats import get_format
 from ..linking import SOURCE_CALL_IDS
+from ..losses import report_loss
 from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
 from ..render.sharegpt import JSON_CHUNKS, content_json, tools_prompt_of_json
 
@@ -52,6 +54,9 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
     """``conversation(training_view(row))`` with the default options, or None for a row outside the common case
     (see the module docs); raises ``ValueError``/``KeyError``/``TypeError``… on a malformed row, which the caller
     then validates."""
+    session = row.get("session")
+    if type(session) is not str or not session:
+        return None  # a row RFC-0001 refuses (an empty or missing session): conversation says so, with its pointer
     if JSON_CHUNKS is None or (row.get("origin") or {}).get("format") == NAME:
         return None  # no C encoder for json; or read from ShareGPT, whose source conversations are given back
     meta = row.get("meta")
@@ -68,7 +73,9 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
     owner: dict[str, tuple[list[str], str]] = {}  # tcid → (the <tool_response> blocks of its turn, its fn's JSON)
     tool_slots: list[int] = []  # where in out each turn with calls holds its blocks, joined at the end
     leading = True  # still in the leading system turns, which the generated prompt replaces
-    for turn in row["turns"]:
+    replaced: list[int] = []  # the leading system turns with a prompt of their own: counted once the row is done
+    blocks: list[str] | None = None
+    for t, turn in enumerate(row["turns"]):
         try:
             src, msg, reason, calls, observation = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
         except KeyError:  # a row from story_to_row holds only the fields the document has
@@ -84,7 +91,7 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
             if calls:
                 if msg.strip():
                     value += msg + "\n"
-                blocks: list[str] = []  # the turn's <tool_response> blocks, as its results are found
+                blocks = []  # the turn's <tool_response> blocks, as its results are found
                 for call in calls:
                     tcid, args = call["tcid"], call["args"]
                     args = loads(args) if args is not None else None
@@ -114,19 +121,26 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
                 out.append({"from": "human", "value": msg})
             elif not leading:
                 return None  # a later system turn, a developer turn, another source
+            elif msg:
+                replaced.append(t)
         if observation is not None:
             results = loads(observation)
             results = results.get("results") if type(results) is dict else False
             if results is not None:
                 if type(results) is not list:
                     return None
+                own = blocks if src == "agent" and calls else None
                 for res in results:
                     found = owner.get(res.get("source_call_id")) if type(res) is dict else None
                     if found is None:
                         return None  # no call with that id: placed by position, or loose (conversation)
+                    if own is not None and found[0] is not own:
+                        return None  # an earlier call's result on a turn with calls: linking.place_results
                     content = content_json(res.get("content", ""))
                     cid = esc(res["source_call_id"])
                     found[0].append(f"{resp_open}{cid}{resp_name}{found[1]}{resp_content}{content}{resp_close}")
+    for t in replaced:
+        report_loss("system_prompt_replaced", pointer=f"/turns/{t}/msg")
     for k in reversed(tool_slots):
         if out[k]:
             out[k] = {"from": "tool", "value": "\n".join(out[k])}

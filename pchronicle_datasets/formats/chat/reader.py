@@ -442,7 +442,10 @@ class _Reader:
 
     def _result(self, ptr: str, msg: dict, where: int | str) -> Any:
         answered = self._answers(msg)
-        t, call = answered if answered is not None else (self.last_agent, None)
+        # The result is held by the latest assistant turn, the one it came after: with its call's turn when they
+        # alternate, and after the last of several assistant messages whose calls it answers (linking.py shows it
+        # there: the order the agent used).
+        t, call = self.last_agent, (answered[1] if answered is not None else None)
         if t is None:
             return self._turn(ptr, msg, where, src="tool")  # a result before any assistant message: its own turn
         consumed = {"role", "content"}

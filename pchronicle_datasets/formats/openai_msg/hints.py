@@ -42,6 +42,7 @@ class RowHint(_RowHintRequired, total=False):
     ctx: list[int]  # which messages became RFC-0009's context turns (first row only)
     more: list[int]  # which messages became turns RFC-0009 leaves out (developer, unselected assistant…)
     loose: list[list[int]]  # [message, turn id]: tool messages without an id, as results of the turn they follow
+    echo: list[list[int]]  # [message, held index]: assistant or tool messages that repeat an earlier row's message
     forms: dict[str, Form]  # relative pointer → how the value was spelled
     reason_key: str  # the reasoning key, when it was not reasoning_content
     derived_calls: bool  # the tool calls were derived from markup in the content
@@ -93,6 +94,11 @@ def check_hints(rows: Any) -> None:
             isinstance(x, list) and len(x) == 2 and index(x[0], n) and type(x[1]) is int for x in loose
         ):
             raise ValueError("bad loose")
+        echo = hint.get("echo", [])
+        if not isinstance(echo, list) or not all(
+            isinstance(x, list) and len(x) == 2 and index(x[0], n) and type(x[1]) is int and x[1] >= 0 for x in echo
+        ):
+            raise ValueError("bad echo")
         forms = hint.get("forms", {})
         if not isinstance(forms, dict) or not all(isinstance(v, (str, dict)) for v in forms.values()):
             raise ValueError("bad forms")

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["COMPARED", "COMPARED_KEYS", "history_key", "same_copy"]
+__all__ = ["COMPARED", "COMPARED_KEYS", "ECHO_ROLES", "Held", "history_key", "same_copy", "same_json"]
 
 COMPARED = ("role", "content", "tool_calls", "tool_call_id")  # in the order the writer writes them
 COMPARED_KEYS = frozenset(COMPARED)
@@ -31,6 +31,60 @@ def history_key(msg: dict) -> tuple:
                 call_key.append(c)
     content = msg.get("content")
     return (msg.get("role"), None if content == "" else content, call_key, msg.get("tool_call_id") or None)
+
+
+#: The roles of a message that repeats what an earlier row already holds (an *echo*): a gateway that logs only
+#: the new messages of each request still resends the assistant message whose calls the new tool results answer
+#: (docs/formats/openai-msg.md, "Echoes"). A user message is never an echo: a person may say the same thing twice.
+ECHO_ROLES = frozenset({"assistant", "tool"})
+
+
+class Held:
+    """Every message and output the earlier rows of a session held, by history key, in row order: the reader
+    finds echoes in it, and the same-source writer rebuilds them from the same positions.
+
+    >>> held = Held()
+    >>> held.add([{"role": "assistant", "content": "hi"}], [history_key({"role": "assistant", "content": "hi"})])
+    >>> held.find({"role": "assistant", "content": "hi"}, history_key({"role": "assistant", "content": "hi"}))
+    (0, {'role': 'assistant', 'content': 'hi'})
+    >>> held.find({"role": "user", "content": "hi"}, ("user", "hi", [], None)) is None
+    True
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._by_print: dict[tuple, list[tuple[int, tuple, dict]]] = {}
+
+    @staticmethod
+    def _print(key: tuple) -> tuple:
+        # What two copies share exactly (same_copy compares arguments as JSON): role, tool_call_id, call ids.
+        calls = tuple(c[0] if isinstance(c, tuple) else None for c in key[2])
+        return key[0], key[3], calls, key[1] if type(key[1]) is str else None
+
+    def add(self, msgs: list[dict], keys: list[tuple]) -> None:
+        """One row's messages (and its ``response``, last, when that was the output), with their keys."""
+        for msg, key in zip(msgs, keys, strict=True):
+            if msg.get("role") in ECHO_ROLES:
+                projected = {k: msg[k] for k in COMPARED if k in msg}
+                self._by_print.setdefault(self._print(key), []).append((self.count, key, projected))
+            self.count += 1
+
+    def find(self, msg: dict, key: tuple) -> tuple[int, dict] | None:
+        """``(position, compared fields)`` of the first held message that ``msg`` (of history key ``key``) is a
+        copy of, or None. A held message with a compared key ``msg`` lacks is not its copy (the writer rebuilds
+        an echo from the held message, then sets the echo's own spellings)."""
+        for index, held_key, projected in self._by_print.get(self._print(key), ()):
+            if same_copy(key, held_key) and projected.keys() <= msg.keys():
+                return index, projected
+        return None
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal with their types (``1`` is not ``1.0``), key order aside."""
+    try:
+        return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # a value orjson cannot write (an integer beyond 64 bits): not the same
+        return False
 
 
 def _parsed_args(args: Any) -> Any:

@@ -78,6 +78,7 @@ class Recover:
         task_env = (story.get("task") or {}).get("env") or {}
         self.task_env = task_env if isinstance(task_env, dict) else {}
         self.carried = envelope(other_sources(story, NAME))
+        self.held: list[dict] = []  # every message of the rows written so far: what an echo repeats
 
     def rows(self) -> tuple[list[tuple[int, dict]], dict]:
         by_row: dict[int, list[tuple[list[str], Any]]] = {}
@@ -92,6 +93,7 @@ class Recover:
         history: list[dict] = []
         for hint in self.rows_hints:
             row, history = self._row(hint, history, by_row.get(hint["r"], []))
+            self.held.extend(history)  # the reader's ``Held``, in the same order
             out.append((hint["r"], row))
         return out, root
 
@@ -170,6 +172,8 @@ class Recover:
         """History copies, context turns (first row), the request and the tool results, in their places."""
         for m in range(hint["p"]):
             messages[m] = dict(history[m])
+        for m, at in hint.get("echo", ()):
+            messages[m] = dict(self.held[at])
         for i, m in enumerate(hint.get("ctx", ()), 1):  # RFC-0009's context turns: ids 1..context_count
             messages[m] = self._context_message(self.turns[i], hint, m)
         for m in hint.get("more", ()):

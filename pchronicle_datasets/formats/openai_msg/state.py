@@ -9,6 +9,7 @@ from typing import Any
 from ...errors import FormatError
 from ..residual import Residual
 from .hints import RowHint
+from .history import Held
 from .tables import NAME, nonempty_str
 
 __all__ = ["SessionState", "SourceRow"]
@@ -45,6 +46,7 @@ class SessionState:
         self.call_alias: dict[str, str] = {}  # a source call id → the tcid of its latest call
         self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
         self.last_agent: dict[str, Any] | None = None  # the latest agent turn so far, in document order
+        self.held = Held()  # every message the rows read so far held: echoes of them are copies
         self.task_env: dict[str, Any] = {}
         self.task_state: dict[str, Any] = {}
         self.tools: list | None = None  # /agent/tools: the first row's non-empty tools array, in step order

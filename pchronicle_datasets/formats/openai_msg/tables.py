@@ -34,7 +34,6 @@ __all__ = [
     "nonempty_str",
     "request_id",
     "response_id",
-    "restore_content",
     "role_src",
     "same_json",
     "tools_value",
@@ -162,15 +161,6 @@ def valid_output(msg: Any) -> bool:
     return isinstance(msg, dict) and (
         not empty(msg.get("content")) or not empty(msg.get("refusal")) or not empty(msg.get("tool_calls"))
     )
-
-
-def restore_content(content: Any, scan: bool = True) -> tuple[Any, bool]:
-    """Content parts a producer re-encoded as a string, restored (RFC-0009); plain text stays as it is."""
-    if type(content) is str and content[:1] in ("[", "{"):
-        ok, value = try_loads(content, scan=scan)
-        if ok and (isinstance(value, list) or (isinstance(value, dict) and value.get("type") in CONTENT_PART_TYPES)):
-            return value, True
-    return content, False
 
 
 def env_ok(path: tuple, value: Any) -> bool:

@@ -13,7 +13,7 @@ from ...markup_tags import FUNCTION, PARAMETER, TOOL_CALL
 from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
-from .history import COMPARED_KEYS, history_key, same_copy
+from .history import COMPARED_KEYS, ECHO_ROLES, history_key, same_copy, same_json
 from .state import SessionState, SourceRow
 from .tables import (
     CONTEXT_KIND,
@@ -24,7 +24,6 @@ from .tables import (
     empty,
     message_role,
     nonempty_str,
-    restore_content,
     role_src,
 )
 from .tables import valid_output as is_output
@@ -102,6 +101,7 @@ class RowTurns:
                     self.more.append(m)
             self.hint["ctx"] = ctx_idx
 
+        echoes = self._echoes(msgs, keys, new, {last_user, out_index})
         request = None
         if last_user is not None:
             request = self._request_turn(msgs[last_user], f"{self.base}/messages/{last_user}")
@@ -109,7 +109,7 @@ class RowTurns:
             self.hint["user"] = last_user
         # Results answer calls made before them: resolve those that precede the output before its calls are
         # registered (a reused id such as `call_0` is renamed only for the new call), the rest after.
-        skip = {last_user, out_index, *ctx_idx, *self.more}
+        skip = {last_user, out_index, *ctx_idx, *self.more, *echoes}
         split = len(msgs) if out_index == -1 else out_index
         self._new_messages(msgs, range(p, split), skip, stop)
         response_turn = self._response_turn(output, out_ptr)
@@ -128,9 +128,38 @@ class RowTurns:
             self._copy_residual(msgs[m], f"{self.base}/messages/{m}")
 
         history = (msgs, keys + ([history_key(output)] if out_index == -1 else []), extra)
+        self.s.held.add([*msgs, output] if out_index == -1 else msgs, history[1])
         self.placed.sort(key=lambda x: x[0])
         loose = [(m, holder if holder is not None else response_turn, res) for m, holder, res in self.loose]
         return RowRead([(what, t) for _, what, t in self.placed], request, response_turn, history, loose)
+
+    def _echoes(self, msgs: list[dict], keys: list, new: range, selected: set) -> list[int]:
+        """The new messages that repeat a message an earlier row held (``Held``): an assistant message whose calls
+        the session already has, or a tool result it already has, resent by a gateway that logs only each request's
+        new messages. They are history copies (RFC-0009: no new turn, no residual for their compared fields), noted
+        in the hints so the same-source writer puts them back."""
+        found = []
+        for m in new:
+            role = msgs[m].get("role")
+            if (
+                m in selected
+                or role not in ECHO_ROLES
+                or (role == "tool" and not nonempty_str(msgs[m].get("tool_call_id")))
+            ):
+                continue  # output without an id answers no call by itself: the same text twice is two outputs
+            held = self.s.held.find(msgs[m], keys[m])
+            if held is None:
+                continue
+            at, projected = held
+            found.append(m)
+            self.hint.setdefault("echo", []).append([m, at])
+            # Every value the held message does not spell the same way stays residual, so the writer gives the
+            # echo back exactly (a reasoning_content, a name, arguments re-serialised by the client).
+            pointer = f"{self.base}/messages/{m}"
+            for k, value in msgs[m].items():
+                if k not in projected or not same_json(projected[k], value):
+                    self.s.keep(join(pointer, k), value)
+        return found
 
     def _messages(self) -> list[dict]:
         row = self.src.row
@@ -243,10 +272,9 @@ class RowTurns:
         if "content" not in msg:
             set_form(self.hint, f"{rel}/content", "absent")
             return None
-        content, restored = restore_content(msg["content"], self.s.scan)
-        if restored:
-            set_form(self.hint, f"{rel}/content", "json-string")
-        return content
+        # A string is a string (issue #23, over RFC-0009's "content parts re-encoded as a string" restoration): text
+        # that looks like JSON, even like content parts, is the text the model or the user wrote.
+        return msg["content"]
 
     def _context_turn(self, msg: dict, pointer: str, copied: bool = True) -> dict:
         """A message that is neither the request, the output nor tool output, as a turn: RFC-0009's context turns

@@ -9,8 +9,7 @@ value has no key in a row (a turn's ``extra``, ``effort``, ``prompt``, ``env``, 
 ``created_at``, turn ids and kinds are what the reader numbers and derives from the rows. ``unwritten`` lists
 each value the rows do not hold with its pointer; ``report_unwritten`` counts them through
 ``losses.report_loss``, one report per kind and written file, the kind naming the field:
-``not in openai-msg: /turns/*/extra`` (no key for it) or ``json in openai-msg: /turns/*/msg`` (a string the
-reader takes for the content parts it spells).
+``not in openai-msg: /turns/*/extra`` (no key for it).
 
 Not counted: what the reader derives again (``/schema_version``, ``/origin``, ``/unknown_key_counts``), other
 formats' residual (it rides in the ``_storyline`` envelope of the first row), the session id (a renamed one is a
@@ -46,7 +45,6 @@ from .tables import (
     first_more_id,
     request_id,
     response_id,
-    restore_content,
     same_json,
     valid_output,
 )
@@ -231,8 +229,8 @@ def _held(turn: dict[str, Any], place: _Place, key: str, value: Any) -> bool:
         return value == getattr(place, key)
     if key == "src":
         return value in _SRC_KEPT
-    if key == "msg":  # written as content; a string spelling content parts is read as the parts
-        return not restore_content(value)[1]
+    if key == "msg":  # written as content, read back as it is (a string stays a string)
+        return True
     if key == "reason":
         return turn["src"] == "agent" and not turn.get("copied")
     if key == "tool_calls":

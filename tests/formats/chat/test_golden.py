@@ -166,8 +166,9 @@ def test_results_matching_no_call_are_kept_in_place():
         for m in pc.to_messages(o1, arguments="object")["messages"]
         if m["role"] == "tool"
     ]
-    # named by position among the turn's calls (the rule every writer shares), "unknown" past the end
-    assert tools == [("k1", "run", "ran"), ("nobody", "run", "stray result"), ("", "unknown", "no id at all")]
+    # an id that names no call is "unknown" (issue #23); without an id, named by position among the turn's calls
+    # (the rule every writer shares), "unknown" past the end
+    assert tools == [("k1", "run", "ran"), ("nobody", "unknown", "stray result"), ("", "unknown", "no id at all")]
     # a result on a turn without any call before it is written by to_messages right after that turn
     assert pc.to_messages(o2, arguments="object")["messages"][2] == {
         "role": "tool",
