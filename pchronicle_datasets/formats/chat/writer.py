@@ -22,9 +22,10 @@ from ...jsonio import dumps, dumps_text, try_loads
 from ...losses import for_document, ignore_losses, report_loss
 from ...pointer import parse
 from ...schema import validate
+from ..messages import tools_back, write_message
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .forms import SRC_ROLE, write_arguments
-from .reader import HINTS, NAME
+from .reader import HINTS, NAME, SYSTEM_KEYS
 from .render import render_messages
 from .unwritten import report_unwritten
 
@@ -106,7 +107,10 @@ class _Recovery:
             if "id" in keys:
                 rec[keys["id"]] = self.story["session"]
             if "tools" in keys:
-                rec[keys["tools"]] = agent["tools"]
+                spelled = keys.get("tools_spelled")
+                rec[keys["tools"]] = agent["tools"] if spelled is None else tools_back(agent["tools"], spelled)
+            if keys.get("system") is not None:
+                rec[SYSTEM_KEYS[keys["messages"]]] = write_message(self.story, keys["system"])
             if keys.get("model"):
                 rec["model"] = agent["model"]
             for key in keys.get("result", ()):
@@ -126,6 +130,8 @@ class _Recovery:
         hint = self.per_message.get(str(where), {})
         if entry is None:
             return None  # kept whole: the residual at this message's pointer fills it in
+        if isinstance(entry, dict):  # another shape: the shared model's export hint
+            return write_message(self.story, entry)
         if isinstance(entry, int):
             return self._turn_message(self.turns[entry], hint)
         t, o = entry
