@@ -56,10 +56,12 @@ def _messages_key(value: dict) -> str | None:
     conv = value.get("conversations")
     if isinstance(conv, list) and conv and all(is_message(m) and "from" not in m for m in conv):
         return "conversations"
-    # A Gemini API request's contents, a Responses API request's input items (at least one of its own types).
-    contents = value.get("contents")
-    if isinstance(contents, list) and contents and all(shape_of(m) == "gemini" for m in contents):
-        return "contents"
+    # Gemini Content: an API request's contents, a chat history (Gemini CLI's eval scenarios, SDK chat
+    # histories); a Responses API request's input items (at least one of its own types).
+    for key in GEMINI_KEYS:
+        contents = value.get(key)
+        if isinstance(contents, list) and contents and all(shape_of(m) == "gemini" for m in contents):
+            return key
     items = value.get("input")
     if isinstance(items, list) and items:
         shapes = [shape_of(m) for m in items]
@@ -148,6 +150,8 @@ RESULT_KEYS = ("completed", "partial")
 #: The messages key → the record key of its top-level system prompt (Anthropic's request beside ``messages``,
 #: Gemini's beside ``contents``, the Responses API's beside ``input``).
 SYSTEM_KEYS = {"messages": "system", "contents": "systemInstruction", "input": "instructions"}
+#: Record keys that hold a conversation when every element is a Gemini Content.
+GEMINI_KEYS = ("contents", "history")
 OPENAI = "openai"
 
 

@@ -38,14 +38,20 @@ def _kind(part: Any) -> Any:
 
 
 def is_message(value: Any) -> bool:
-    """An OpenAI-style message whose content list holds a ``tool_call`` part (with a ``name``) or a
-    ``tool_output`` part, every part typed and none of LLaMA-Factory's ``value`` parts."""
+    """An OpenAI-style message whose content list holds a ``tool_call`` part (with a ``name``), a
+    ``tool_output`` part or a ``tool_result`` part without Anthropic's ``tool_use_id``, every part typed and none
+    of LLaMA-Factory's ``value`` parts."""
     if not (isinstance(value, dict) and isinstance(value.get("role"), str) and isinstance(value.get("content"), list)):
         return False
     parts = value["content"]
     if not all(isinstance(_kind(p), str) and "value" not in p for p in parts):
         return False
-    return any((_kind(p) == "tool_call" and isinstance(p.get("name"), str)) or _kind(p) == "tool_output" for p in parts)
+    return any(
+        (_kind(p) == "tool_call" and isinstance(p.get("name"), str))
+        or _kind(p) == "tool_output"
+        or (_kind(p) == "tool_result" and "tool_use_id" not in p)  # Anthropic's has tool_use_id
+        for p in parts
+    )
 
 
 def read(value: dict[str, Any]) -> Message:
