@@ -6,10 +6,13 @@ and a file may mix shapes."""
 
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 
 import pchronicle_datasets as pc
+from pchronicle_datasets.cli import main
 from pchronicle_datasets.losses import collect_losses
 
 from .common import DATA
@@ -128,3 +131,15 @@ def test_a_message_with_some_content_keeps_the_rest_as_residual():
     assert story["turns"][0]["msg"] == "Ran it."
     assert story["unknown_fields"]["sources"]["chat"]["fields"] == {"/messages/0/parts/1": msg["parts"][1]}
     assert orjson.loads(pc.from_storyline("chat", [story])) == {"messages": [msg]}
+
+
+def test_inspect_counts_messages_per_shape(capsys):
+    files = [str(DATA / case) for case in SHAPE_CASES]
+    assert main(["inspect", "--json", *files]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # counted here from the golden sources: 5 Anthropic messages (the first user message is a plain string,
+    # an OpenAI one), 10 Responses items, 6 + 2 Gemini Content, 1 + 3 typed-part messages (text-only lists are
+    # OpenAI content lists)
+    assert report["message_shapes"] == {"anthropic": 5, "gemini": 8, "responses": 10, "typed": 4}
+    assert main(["inspect", *files]) == 0
+    assert "messages per provider shape: anthropic 5, gemini 8, responses 10, typed 4" in capsys.readouterr().out
