@@ -1,4 +1,4 @@
-"""Real public files of each message shape (``tests/data/messages/``, provenance in its README) load with
+"""Real public files of each message shape (``tests/data/chat/shapes/``, provenance in its README) load with
 ``load_dataset("pchronicle", "auto")``: every call, result, text and reasoning in its place, counted here by
 walking the source JSON (not by the reader); no ``content_flattened``; ``to_messages`` and ``to_sharegpt`` write
 each call once; the same-source writer gives the file's record back."""
@@ -14,7 +14,7 @@ from datasets import load_dataset
 import pchronicle_datasets as pc
 from pchronicle_datasets.losses import collect_losses
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "messages"
+DATA = Path(__file__).resolve().parents[2] / "data" / "chat" / "shapes"
 FILES = sorted(p for p in DATA.iterdir() if p.suffix in (".json", ".jsonl"))
 
 
