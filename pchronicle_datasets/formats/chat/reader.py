@@ -397,14 +397,7 @@ class _Reader:
             and "tool_calls" not in turn
             and "refusal" not in consumed
         ):
-            # No silent emptiness: content under a key this format does not read is refused, not kept aside.
-            key = next((k for k in msg if k in CONTENT_LIKE_KEYS and msg[k] not in (None, "", [], {})), None)
-            if key is not None:
-                raise self.error(
-                    join(ptr, key),
-                    f"the message has no content but a {key!r} key, which no shape read here holds: "
-                    "rename it to 'content' (or convert the file to a chat record) to read it",
-                )
+            self._refuse_unread_content(ptr, msg)
         for key, val in msg.items():
             if key not in consumed:
                 self.kept.keep(join(ptr, key), val)
@@ -412,6 +405,17 @@ class _Reader:
         if role == "assistant":
             self.b.last_agent = len(self.turns) - 1
         return len(self.turns) - 1
+
+    def _refuse_unread_content(self, ptr: str, msg: dict) -> None:
+        """No silent emptiness: a message without ``content`` whose text sits under a key no shape reads is
+        refused with that key's pointer, not read as an empty turn with its text kept aside."""
+        key = next((k for k in msg if k in CONTENT_LIKE_KEYS and msg[k] not in (None, "", [], {})), None)
+        if key is not None:
+            raise self.error(
+                join(ptr, key),
+                f"the message has no content but a {key!r} key, which no shape read here holds: "
+                "rename it to 'content' (or convert the file to a chat record) to read it",
+            )
 
     def _shaped(self, ptr: str, msg: dict, where: int | str, shape: str) -> dict[str, Any]:
         """A message of another shape (Anthropic, Responses, Gemini, typed parts), read by the shared model;
@@ -517,6 +521,7 @@ class _Reader:
         elif "content" in msg:
             result["content"] = msg["content"]
         else:
+            self._refuse_unread_content(ptr, msg)
             self._hint(where, "content", "absent")
         if msg["role"] == "function":
             self._hint(where, "role", "function")

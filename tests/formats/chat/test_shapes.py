@@ -114,8 +114,9 @@ def test_a_file_may_mix_shapes():
         ({"role": "assistant", "text": "hello"}, "/messages/1/text"),
         ({"role": "assistant", "parts": [{"bogus": "x"}]}, "/messages/1/parts"),
         ({"type": "function_call", "call_id": "c"}, "/messages/1"),
+        ({"role": "tool", "tool_call_id": "c", "output": "done"}, "/messages/1/output"),
     ],
-    ids=["gemini-unknown-part", "openai-text-key", "unknown-parts", "nameless-call"],
+    ids=["gemini-unknown-part", "openai-text-key", "unknown-parts", "nameless-call", "tool-output-key"],
 )
 def test_content_that_all_falls_into_residual_is_refused(message, pointer):
     text = orjson.dumps({"messages": [{"role": "user", "content": "hi"}, message]}).decode()
