@@ -50,7 +50,7 @@ def is_message(value: Any) -> bool:
 def _messages_key(value: dict) -> str | None:
     """The key holding the conversation: ``messages`` (an array), else a ``conversations`` array that holds
     ``role`` messages and no ShareGPT ``from`` element (Harbor's exported traces), else ``contents`` of Gemini
-    Content or ``input`` of Responses items."""
+    Content or ``input`` of Responses items (or the ``output`` of a Responses response object)."""
     if isinstance(value.get("messages"), list):
         return "messages"
     conv = value.get("conversations")
@@ -62,11 +62,14 @@ def _messages_key(value: dict) -> str | None:
         contents = value.get(key)
         if isinstance(contents, list) and contents and all(shape_of(m) == "gemini" for m in contents):
             return key
-    items = value.get("input")
-    if isinstance(items, list) and items:
-        shapes = [shape_of(m) for m in items]
-        if "responses" in shapes and all(sh in ("responses", OPENAI) for sh in shapes):
-            return "input"
+    for key in RESPONSES_KEYS:
+        items = value.get(key)
+        if key == "output" and value.get("object") != "response":
+            continue  # a response object's output items; any other "output" is not a conversation
+        if isinstance(items, list) and items:
+            shapes = [shape_of(m) for m in items]
+            if "responses" in shapes and all(sh in ("responses", OPENAI) for sh in shapes):
+                return key
     return None
 
 
@@ -149,7 +152,9 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
 RESULT_KEYS = ("completed", "partial")
 #: The messages key → the record key of its top-level system prompt (Anthropic's request beside ``messages``,
 #: Gemini's beside ``contents``, the Responses API's beside ``input``).
-SYSTEM_KEYS = {"messages": "system", "contents": "systemInstruction", "input": "instructions"}
+SYSTEM_KEYS = {"messages": "system", "contents": "systemInstruction", "input": "instructions", "output": "instructions"}
+#: Record keys that hold Responses items: a request's input, a response object's (``"object": "response"``) output.
+RESPONSES_KEYS = ("input", "output")
 #: Record keys that hold a conversation when every element is a Gemini Content.
 GEMINI_KEYS = ("contents", "history")
 OPENAI = "openai"
@@ -234,6 +239,8 @@ class _Reader:
         hints["layout"] = layout
         if isinstance(value, dict) and "response" in value:
             self._response(value["response"], hints)
+        if isinstance(value, dict) and hints["keys"]["messages"] == "output":
+            self._response_usage(value, hints["keys"])
         if self.hints:
             hints["m"] = self.hints
         if self.shapes:
@@ -292,6 +299,15 @@ class _Reader:
             else:
                 self.kept.keep(join("", key), val)
         return keys
+
+    def _response_usage(self, record: dict, keys: dict) -> None:
+        """A Responses response object's ``usage`` is its answer's: the metrics of the last agent turn."""
+        t = self.b.last_agent
+        usage = record.get("usage")
+        if isinstance(usage, dict) and t is not None and "metrics" not in self.turns[t]:
+            self.turns[t]["metrics"] = usage
+            self.kept.fields.pop("/usage", None)  # _record_fields kept it before the turns were made
+            keys["usage"] = t
 
     def _response(self, response: Any, hints: dict) -> None:
         """A Chat Completions response: ``choices[0].message`` is the conversation's last assistant turn; the

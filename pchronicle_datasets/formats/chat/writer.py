@@ -109,6 +109,8 @@ class _Recovery:
             if "tools" in keys:
                 spelled = keys.get("tools_spelled")
                 rec[keys["tools"]] = agent["tools"] if spelled is None else tools_back(agent["tools"], spelled)
+            if "usage" in keys:  # a Responses response object's usage: its answer's metrics
+                rec["usage"] = self.turns[keys["usage"]]["metrics"]
             if keys.get("system") is not None:
                 rec[SYSTEM_KEYS[keys["messages"]]] = write_message(self.story, keys["system"])
             if keys.get("model"):
