@@ -39,8 +39,8 @@ def _kind(part: Any) -> Any:
 
 def is_message(value: Any) -> bool:
     """An OpenAI-style message whose content list holds a ``tool_call`` part (with a ``name``), a
-    ``tool_output`` part or a ``tool_result`` part without Anthropic's ``tool_use_id``, every part typed and none
-    of LLaMA-Factory's ``value`` parts."""
+    ``tool_output`` part, a ``tool_result`` part without Anthropic's ``tool_use_id`` or a ``reasoning`` /
+    ``thinking`` part with a ``text``, every part typed and none of LLaMA-Factory's ``value`` parts."""
     if not (isinstance(value, dict) and isinstance(value.get("role"), str) and isinstance(value.get("content"), list)):
         return False
     parts = value["content"]
@@ -50,6 +50,7 @@ def is_message(value: Any) -> bool:
         (_kind(p) == "tool_call" and isinstance(p.get("name"), str))
         or _kind(p) == "tool_output"
         or (_kind(p) == "tool_result" and "tool_use_id" not in p)  # Anthropic's has tool_use_id
+        or (_kind(p) in REASON_PARTS and isinstance(p.get("text"), str))  # the converter's thinking parts
         for p in parts
     )
 
