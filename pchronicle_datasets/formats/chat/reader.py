@@ -73,12 +73,27 @@ def _messages_key(value: dict) -> str | None:
     return None
 
 
+def single_message(value: Any) -> str | None:
+    """The pointer of the one message of a provider response that is a conversation of its own: an Anthropic
+    response object (the record itself, ``""``), a Gemini ``GenerateContentResponse``
+    (``/candidates/0/content``); None for anything else."""
+    if not isinstance(value, dict):
+        return None
+    if value.get("type") == "message" and "stop_reason" in value and shape_of(value) == "anthropic":
+        return ""
+    candidates = value.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    if isinstance(first, dict) and shape_of(first.get("content")) == "gemini":
+        return "/candidates/0/content"
+    return None
+
+
 def is_record(value: Any) -> bool:
     """A chat record: an object with a conversation (``_messages_key``) that is not an RFC-0009 gateway row
-    (``session_id`` with ``step_id``)."""
+    (``session_id`` with ``step_id``), or a provider response of one message (``single_message``)."""
     if not isinstance(value, dict) or ("session_id" in value and "step_id" in value):
         return False
-    return _messages_key(value) is not None
+    return _messages_key(value) is not None or single_message(value) is not None
 
 
 def sniff(sample: Any) -> bool:
@@ -218,6 +233,8 @@ class _Reader:
         if isinstance(value, list):
             hints["bare"] = True
             messages, base = value, ""
+        elif isinstance(value, dict) and _messages_key(value) is None and single_message(value) is not None:
+            return self._finish(story, agent, hints, self._single(value, single_message(value), hints))
         elif isinstance(value, dict):
             key = _messages_key(value)
             if key is None:
@@ -236,11 +253,14 @@ class _Reader:
         else:
             raise self.error("", f"a chat record is a JSON object or an array of messages, got {json_type(value)}")
         layout = [self._message(join(base, m), msg, m) for m, msg in enumerate(messages)]
-        hints["layout"] = layout
         if isinstance(value, dict) and "response" in value:
             self._response(value["response"], hints)
         if isinstance(value, dict) and hints["keys"]["messages"] == "output":
             self._response_usage(value, hints["keys"])
+        return self._finish(story, agent, hints, layout)
+
+    def _finish(self, story: dict, agent: dict, hints: dict, layout: list) -> dict[str, Any]:
+        hints["layout"] = layout
         if self.hints:
             hints["m"] = self.hints
         if self.shapes:
@@ -299,6 +319,27 @@ class _Reader:
             else:
                 self.kept.keep(join("", key), val)
         return keys
+
+    def _single(self, value: dict, pointer: str, hints: dict) -> list:
+        """A provider response of one message (``single_message``): its message is the conversation, the
+        response's other keys residual (a Gemini response's ``usageMetadata``: the answer turn's metrics)."""
+        hints["single"] = pointer
+        if pointer == "":
+            return [self._message("", value, 0)]
+        layout = [self._message(pointer, value["candidates"][0]["content"], 0)]
+        for key, val in value.items():
+            if key == "candidates":
+                for ck, cv in val[0].items():  # the first candidate's finishReason, index, safetyRatings…
+                    if ck != "content":
+                        self.kept.keep(join("/candidates/0", ck), cv)
+                for c, cand in enumerate(val[1:], start=1):  # other candidates: kept whole
+                    self.kept.keep(f"/candidates/{c}", cand)
+            elif key == "usageMetadata" and isinstance(val, dict) and self.b.last_agent is not None:
+                self.turns[self.b.last_agent].setdefault("metrics", val)
+                hints["usage"] = ["usageMetadata", self.b.last_agent]
+            else:
+                self.kept.keep(join("", key), val)
+        return layout
 
     def _response_usage(self, record: dict, keys: dict) -> None:
         """A Responses response object's ``usage`` is its answer's: the metrics of the last agent turn."""

@@ -100,6 +100,11 @@ class _Recovery:
         messages = [self._message(entry, m) for m, entry in enumerate(self.hints["layout"])]
         if self.hints.get("bare"):
             rec: Any = messages
+        elif "single" in self.hints:  # a provider response of one message
+            rec = _nest(parse(self.hints["single"]), messages[0])
+            if "usage" in self.hints:
+                key, t = self.hints["usage"]
+                rec[key] = self.turns[t]["metrics"]
         else:
             keys = self.hints["keys"]
             rec = {keys["messages"]: messages}
@@ -183,6 +188,14 @@ def _call(call: dict[str, Any], form: str) -> dict[str, Any]:
         out["type"] = "function"
     out["function"] = fn
     return out
+
+
+def _nest(tokens: list[str], value: Any) -> Any:
+    """``value`` at ``tokens`` in new containers: an array for the index ``0``, an object for a key
+    (``/candidates/0/content`` → ``{"candidates": [{"content": value}]}``)."""
+    for token in reversed(tokens):
+        value = [value] if token == "0" else {token: value}
+    return value
 
 
 def _put(node: Any, tokens: list[str], value: Any) -> Any:
