@@ -70,6 +70,10 @@ def _messages_key(value: dict) -> str | None:
             shapes = [shape_of(m) for m in items]
             if "responses" in shapes and all(sh in ("responses", OPENAI) for sh in shapes):
                 return key
+    for key, tail in PAIRED.items():
+        head, rest = value.get(key), value.get(tail)
+        if isinstance(head, list) and isinstance(rest, list) and head and all(is_message(m) for m in head + rest):
+            return key
     return None
 
 
@@ -168,6 +172,9 @@ RESULT_KEYS = ("completed", "partial")
 #: The messages key → the record key of its top-level system prompt (Anthropic's request beside ``messages``,
 #: Gemini's beside ``contents``, the Responses API's beside ``input``).
 SYSTEM_KEYS = {"messages": "system", "contents": "systemInstruction", "input": "instructions", "output": "instructions"}
+#: A conversation split in two arrays: the first key's messages, then the second's (Azure AI Evaluation's agent
+#: records: ``{"query": [messages], "response": [messages], "tool_definitions": [...]}``).
+PAIRED = {"query": "response"}
 #: Record keys that hold Responses items: a request's input, a response object's (``"object": "response"``) output.
 RESPONSES_KEYS = ("input", "output")
 #: Record keys that hold a conversation when every element is a Gemini Content.
@@ -232,7 +239,7 @@ class _Reader:
         agent: dict[str, Any] = {"id": NAME}
         if isinstance(value, list):
             hints["bare"] = True
-            messages, base = value, ""
+            placed = [(f"/{m}", msg) for m, msg in enumerate(value)]
         elif isinstance(value, dict) and _messages_key(value) is None and single_message(value) is not None:
             return self._finish(story, agent, hints, self._single(value, single_message(value), hints))
         elif isinstance(value, dict):
@@ -244,16 +251,20 @@ class _Reader:
                     if "messages" in value
                     else "a chat record is an object with a messages array (or a conversations array of role messages)",
                 )
-            messages, base = value[key], f"/{key}"
+            placed = [(f"/{key}/{m}", msg) for m, msg in enumerate(value[key])]
             keys = self._record_fields(value, key, story, agent)
+            if key in PAIRED:  # the conversation goes on in the second array
+                tail = value[PAIRED[key]]
+                placed += [(f"/{PAIRED[key]}/{m}", msg) for m, msg in enumerate(tail)]
+                keys["tail"] = len(tail)
             hints["keys"] = keys
             system_key = SYSTEM_KEYS.get(key)
             if system_key is not None and system_key in value:
                 keys["system"] = self._system(system_key, value[system_key])
         else:
             raise self.error("", f"a chat record is a JSON object or an array of messages, got {json_type(value)}")
-        layout = [self._message(join(base, m), msg, m) for m, msg in enumerate(messages)]
-        if isinstance(value, dict) and "response" in value:
+        layout = [self._message(ptr, msg, m) for m, (ptr, msg) in enumerate(placed)]
+        if isinstance(value, dict) and "response" in value and hints["keys"]["messages"] not in PAIRED:
             self._response(value["response"], hints)
         if isinstance(value, dict) and hints["keys"]["messages"] == "output":
             self._response_usage(value, hints["keys"])
@@ -303,7 +314,7 @@ class _Reader:
             agent["id"] = agent["model"] = model
             keys["model"] = True
         consumed = {messages_key, id_key, tools_key, "model" if keys.get("model") else None, "response"}
-        consumed.add(SYSTEM_KEYS.get(messages_key))
+        consumed.update((SYSTEM_KEYS.get(messages_key), PAIRED.get(messages_key)))
         # Whether the conversation completed, as agents that log role/content conversations write it (the
         # ShareGPT reader's rule): the writers sort and label trajectories by /task/result.
         result = {k: record[k] for k in RESULT_KEYS if isinstance(record.get(k), bool)}

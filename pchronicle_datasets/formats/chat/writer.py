@@ -25,7 +25,7 @@ from ...schema import validate
 from ..messages import tools_back, write_message
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .forms import SRC_ROLE, write_arguments
-from .reader import HINTS, NAME, SYSTEM_KEYS
+from .reader import HINTS, NAME, PAIRED, SYSTEM_KEYS
 from .render import render_messages
 from .unwritten import report_unwritten
 
@@ -108,6 +108,9 @@ class _Recovery:
         else:
             keys = self.hints["keys"]
             rec = {keys["messages"]: messages}
+            if keys["messages"] in PAIRED:  # a conversation split in two arrays
+                split = len(self.hints["layout"]) - keys["tail"]
+                rec = {keys["messages"]: messages[:split], PAIRED[keys["messages"]]: messages[split:]}
             agent = self.story["agent"]
             if "id" in keys:
                 rec[keys["id"]] = self.story["session"]
