@@ -22,6 +22,7 @@ from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, openai_msg, sharegpt, storyline_file
+from . import mini_swe_agent, openhands, role_text, swe_agent  # research agents' trajectories (#21)
 from .base import Format, Record, documents, first_value, first_values
 from .source import BOM, Source, file_chunks, utf8
 
@@ -89,7 +90,7 @@ def unregister(name: str) -> None:
         _ALIASES.pop(alias, None)
 
 
-_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif)
+_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif, swe_agent, mini_swe_agent, openhands, role_text)
 for _module in _BUILTIN:
     register(_module)
 

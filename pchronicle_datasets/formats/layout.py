@@ -24,10 +24,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..pointer import get, join, parse
+import json
+
+import orjson
+
+from ..jsonio import try_loads
+from ..losses import report_loss
+from ..pointer import get, join, normalize, parse
 from .residual import Residual
 
-__all__ = ["Layout", "LayoutError", "rebuild", "walkable"]
+__all__ = ["ARGUMENT_SPELLINGS", "Layout", "LayoutError", "rebuild", "report_unwritten", "same", "walkable"]
+
+#: How tools spell tool-call arguments as JSON text: the writer's inverse transforms, tried in this order.
+ARGUMENT_SPELLINGS = {
+    "json": lambda v: json.dumps(v),  # Python's default (", ", ": ", ASCII): litellm, OpenHands
+    "json_compact": lambda v: orjson.dumps(v).decode(),  # compact UTF-8: OpenAI's API, SWE-agent
+    "json_utf8": lambda v: json.dumps(v, ensure_ascii=False),
+}
 
 HINTS_VERSION = 1
 
@@ -53,7 +66,7 @@ class Layout:
     def __init__(self, fmt: str, document_id: str | None, inverse: Mapping[str, Any] | None = None) -> None:
         self.fmt = fmt
         self.kept = Residual(fmt, document_id)
-        self.inverse = dict(inverse or {})
+        self.inverse = {**ARGUMENT_SPELLINGS, **(inverse or {})}
         self.entries: list[list[str]] = []
 
     def keep(self, pointer: str, value: Any) -> None:
@@ -68,7 +81,7 @@ class Layout:
             back = _inverse(self.inverse, transform, mapped)
         except (LayoutError, TypeError, ValueError):
             back = _MISSING
-        if back is not _MISSING and _same(back, value):
+        if back is not _MISSING and same(back, value):
             self.entries.append([source, target] if transform is None else [source, target, transform])
             return True
         self.keep(source, value)
@@ -83,6 +96,47 @@ class Layout:
             if key not in used:
                 self.keep(join(base, key), value)
 
+    def map_arguments(self, source: str, value: Any, target: str) -> Any:
+        """A call's arguments: a JSON string is decoded (mapped when one of ``ARGUMENT_SPELLINGS`` spells it
+        back exactly, else also kept as residual, so the exact text survives); any other value is mapped as it
+        is. Returns the Storyline ``args``."""
+        if not isinstance(value, str):
+            self.map(source, value, target, value)
+            return value
+        ok, parsed = try_loads(value)
+        if not ok:
+            self.map(source, value, target, value)
+            return value
+        for name in ARGUMENT_SPELLINGS:
+            if same(ARGUMENT_SPELLINGS[name](parsed), value):
+                self.map(source, value, target, parsed, name)
+                return parsed
+        self.keep(source, value)
+        return parsed
+
+    def openai_call(self, ptr: str, call: Any, target: str, used_ids: set[str]) -> dict[str, Any] | None:
+        """One OpenAI ``tool_calls`` entry (``{"id", "type": "function", "function": {"name", "arguments"}}``)
+        at ``ptr`` as the Storyline call at ``target``, or None (kept whole as residual) when it has no function
+        name or no id of its own that is new in the document. (The shared message model, formats/messages/,
+        is the future home of this rule.)"""
+        fn = call.get("function") if isinstance(call, dict) else None
+        cid = call.get("id") if isinstance(call, dict) else None
+        if not (walkable(call) and walkable(fn) and isinstance(fn.get("name"), str) and fn["name"]):
+            self.keep(ptr, call)
+            return None
+        if not (isinstance(cid, str) and cid and cid not in used_ids):
+            self.keep(ptr, call)
+            return None
+        used_ids.add(cid)
+        entry: dict[str, Any] = {"tcid": cid, "fn": fn["name"], "args": {}}
+        self.map(join(ptr, "id"), cid, join(target, "tcid"), cid)
+        self.map(join(ptr, "function", "name"), fn["name"], join(target, "fn"), fn["name"])
+        if "arguments" in fn:
+            entry["args"] = self.map_arguments(join(ptr, "function", "arguments"), fn["arguments"], join(target, "args"))
+        self.rest(call, ptr, ("id", "function"))
+        self.rest(fn, join(ptr, "function"), ("name", "arguments"))
+        return entry
+
     def hints(self, root: str) -> dict[str, Any]:
         """``/meta/<format>``: the map, and whether the record is an ``"object"`` or an ``"array"``."""
         return {"version": HINTS_VERSION, "root": root, "map": self.entries}
@@ -91,14 +145,14 @@ class Layout:
 _MISSING = object()
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Equal as JSON values, types included (``1 == 1.0 == True`` in Python, not in JSON)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return a == b
 
 
@@ -124,6 +178,7 @@ def rebuild(story: Mapping[str, Any], fields: Mapping[str, Any], inverse: Mappin
     hints = (story.get("meta") or {}).get(fmt) if isinstance(story.get("meta"), dict) else None
     if not (isinstance(hints, dict) and hints.get("version") == HINTS_VERSION and isinstance(hints.get("map"), list)):
         raise LayoutError(f"no {fmt} layout hints")
+    inverse = {**ARGUMENT_SPELLINGS, **inverse}
     values: list[tuple[str, Any]] = list(fields.items())
     for entry in hints["map"]:
         if not (isinstance(entry, list) and 2 <= len(entry) <= 3 and all(isinstance(e, str) for e in entry)):
@@ -175,3 +230,57 @@ def _set(node: Any, token: str, value: Any) -> None:
             raise IndexError(f"index {index} past the end")
     else:
         node[token] = value
+
+
+def report_unwritten(story: Mapping[str, Any], fmt: str, written: Mapping[str, Any]) -> None:
+    """Count, as ``not in <fmt>: <pointer>`` losses, every value of a document that a writer for other
+    documents has no place for. ``written`` says what it writes: ``{"": root keys, "turn": turn keys,
+    "call": call keys, "result": result keys}``; residual of ``fmt`` itself is never a loss (it is regenerated).
+    """
+    counts: dict[str, list[Any]] = {}
+
+    def lost(pointer: str) -> None:
+        entry = counts.setdefault(normalize(pointer), [pointer, 0])
+        entry[1] += 1
+
+    for key in story.get("agent") or {}:
+        if key not in written.get("agent", ("id", "name")):
+            lost(f"/agent/{key}")
+    task = story.get("task") if isinstance(story.get("task"), dict) else {}
+    for part, values in task.items():
+        for key in values if isinstance(values, dict) else ("",):
+            pointer = f"/task/{part}/{key}".rstrip("/")
+            if pointer not in written.get("task", ()):
+                lost(pointer)
+    for key in story:
+        if key in ("agent", "task"):
+            continue
+        if key not in written.get("", ()) and key not in ("schema_version", "origin", "unknown_key_counts", "meta"):
+            if key == "unknown_fields":
+                sources = (story[key] or {}).get("sources") or {}
+                if any(name != fmt for name in sources) and "unknown_fields" not in written.get("", ()):
+                    lost("/unknown_fields")
+                continue
+            lost(f"/{key}")
+    for t, turn in enumerate(story.get("turns") or ()):
+        for key in turn:
+            if key not in written.get("turn", ()):
+                lost(f"/turns/{t}/{key}")
+        for c, call in enumerate(turn.get("tool_calls") or ()):
+            for key in call:
+                if key not in written.get("call", ()):
+                    lost(f"/turns/{t}/tool_calls/{c}/{key}")
+        obs = turn.get("observation")
+        results = obs.get("results") if isinstance(obs, dict) else None
+        if obs is not None and not isinstance(results, list):
+            lost(f"/turns/{t}/observation")
+        for o, result in enumerate(results or ()):
+            for key in result if isinstance(result, dict) else ("",):
+                if key not in written.get("result", ()):
+                    lost(f"/turns/{t}/observation/results/{o}/{key}".rstrip("/"))
+        if isinstance(obs, dict):
+            for key in obs:
+                if key != "results":
+                    lost(f"/turns/{t}/observation/{key}")
+    for pattern, (first, count) in counts.items():
+        report_loss(f"not in {fmt}: {pattern}", pointer=first, count=count)
