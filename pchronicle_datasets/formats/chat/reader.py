@@ -74,9 +74,12 @@ def sniff(sample: Any) -> bool:
     False
     >>> sniff({"conversations": [{"from": "human", "value": "hi"}]})  # ShareGPT
     False
+    >>> sniff({"messages": [], "trajectory_format": "mini-swe-agent-1.1"})  # the mini-swe-agent format's
+    False
     """
     if isinstance(sample, dict):
-        return is_record(sample)
+        # A record that names its trajectory_format is a harness trajectory (mini-swe-agent): not claimed here.
+        return is_record(sample) and not isinstance(sample.get("trajectory_format"), str)
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
             return True
