@@ -107,6 +107,14 @@ class _Reader:
             if args_ok and isinstance(args.get("thought"), str):
                 turn["msg"] = args["thought"]
                 lay.map(f"{ptr}/args/thought", args["thought"], f"/turns/{t}/msg", args["thought"])
+            if event["action"] == "finish" and not turn["msg"] and isinstance(event.get("message"), str):
+                # finish carries the agent's final words in its message when the model gave no thought
+                turn["msg"] = event["message"]
+                lay.map(f"{ptr}/message", event["message"], f"/turns/{t}/msg", turn["msg"])
+                used.add("message")
+            if "args" in event and args_ok and isinstance(args.get("thought"), str) and args["thought"] != turn["msg"]:
+                lay.entries = [e for e in lay.entries if e[0] != f"{ptr}/args/thought"]
+                lay.keep(f"{ptr}/args/thought", args["thought"])
             call: dict[str, Any] = {}
             cptr = f"/turns/{t}/tool_calls/0"
             tcid = meta.get("tool_call_id") if meta_ok else None
@@ -170,7 +178,8 @@ class _Reader:
         if t is None:
             # An observation that answers no action (agent state changes, a result before its action): a turn.
             n = len(self.turns)
-            turn = {"id": n + 1, "src": "tool", "msg": event.get("content")}
+            src = "environment" if event.get("source") == "environment" else "tool"
+            turn = {"id": n + 1, "src": src, "msg": event.get("content")}
             if "content" in event:
                 lay.map(f"{ptr}/content", event["content"], f"/turns/{n}/msg", event["content"])
             lay.rest(event, ptr, ("content",))

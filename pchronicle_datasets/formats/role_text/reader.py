@@ -74,7 +74,7 @@ def read_record(value: Any, document_id: str | None, line: int | None, session: 
         if key == "_storyline" and lay.kept.take_envelope(val):
             continue
         target = ROOT.get(key)
-        if target is None or type(val) is not target[1] or (key == "instance_id" and not val):
+        if target is None or type(val) is not target[1] or val == "":
             lay.keep(f"/{key}", val)
             continue
         pointer = target[0]
