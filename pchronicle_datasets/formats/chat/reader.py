@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, try_loads
+from ...jsonio import dumps, json_shape, json_type, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import Record, documents, read_records
@@ -289,7 +289,7 @@ class _Reader:
         """Map one message; returns its layout entry: a turn index, ``[turn index, result index]`` for a tool
         result, or None when the message is kept whole as residual."""
         if not is_message(msg):
-            raise self.error(ptr, f"a message is an object with a string role, got {json_type(msg)}")
+            raise self.error(ptr, f"a message is an object with a string role, got {json_shape(msg)}")
         role = msg["role"]
         if role in ROLE_SRC:
             return self._turn(ptr, msg, where)

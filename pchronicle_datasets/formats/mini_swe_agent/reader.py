@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FormatError
-from ...jsonio import json_type
+from ...jsonio import json_shape, json_type
 from ...schema import is_time
 from ..layout import Layout, walkable
 from ..residual import origin
@@ -108,7 +108,7 @@ class _Reader:
     def message(self, ptr: str, msg: Any) -> None:
         lay = self.lay
         if not (isinstance(msg, dict) and isinstance(msg.get("role"), str) and msg["role"] and walkable(msg)):
-            raise self.error(ptr, f"a message is an object with a string role, got {json_type(msg)}")
+            raise self.error(ptr, f"a message is an object with a string role, got {json_shape(msg)}")
         role = msg["role"]
         if role == "tool" and self.result(ptr, msg):
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FormatError
-from ...jsonio import json_type
+from ...jsonio import json_shape, json_type
 from ..layout import Layout
 from ..residual import origin
 
@@ -55,7 +55,7 @@ def read_record(value: Any, document_id: str | None, line: int | None, session: 
     for i, entry in enumerate(traj):
         ptr = f"/trajectory/{i}"
         if not (isinstance(entry, dict) and isinstance(entry.get("role"), str) and entry["role"]):
-            raise error(ptr, f"a trajectory entry is an object with a string role, got {json_type(entry)}")
+            raise error(ptr, f"a trajectory entry is an object with a string role, got {json_shape(entry)}")
         t = len(turns)
         turn: dict[str, Any] = {"id": t + 1, "src": ROLE_SRC.get(entry["role"], entry["role"])}
         lay.map(f"{ptr}/role", entry["role"], f"/turns/{t}/src", turn["src"], "role")
