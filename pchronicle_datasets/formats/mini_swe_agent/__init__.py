@@ -26,6 +26,7 @@ __all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_D
            "iter_records", "read_line", "sniff", "trajectory"]  # fmt: skip
 
 ALIASES: tuple[str, ...] = ("mini-swe",)
+KEYS = ("info", "messages", "trajectory_format", "role", "content", "extra")  # the keys its records are known by: detection names the closest format
 EXTENSION = ".traj.json"
 OUTPUT = "file"
 PER_DOCUMENT = True

@@ -27,6 +27,7 @@ __all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_D
            "iter_records", "read_line", "events", "sniff"]  # fmt: skip
 
 ALIASES: tuple[str, ...] = ("openhands-events",)
+KEYS = ("id", "source", "action", "observation", "args", "cause", "content", "tool_call_metadata", "message")  # the keys its records are known by: detection names the closest format
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = True

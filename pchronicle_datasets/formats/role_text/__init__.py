@@ -24,6 +24,7 @@ __all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_D
            "iter_records", "read_line", "sniff"]  # fmt: skip
 
 ALIASES: tuple[str, ...] = ("nebius",)
+KEYS = ("trajectory", "role", "text", "instance_id", "model_name", "target", "exit_status", "generated_patch")  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False

@@ -30,6 +30,7 @@ __all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_D
            "iter_records", "read_line", "sniff", "trajectory"]  # fmt: skip
 
 ALIASES: tuple[str, ...] = ("swe-agent-traj",)
+KEYS = ("environment", "trajectory", "history", "info", "replay_config", "action", "observation", "response", "thought")  # the keys its records are known by: detection names the closest format
 EXTENSION = ".traj"
 OUTPUT = "file"
 PER_DOCUMENT = True
@@ -51,7 +52,7 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
 def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
     """The document of one JSON Lines line (its ``index``-th non-blank line).
 
-    >>> read_line({"trajectory": []}, b"", "runs.jsonl", 4, 3)[0].story["session"]
+    >>> read_line({"trajectory": [{"action": "ls"}]}, b"", "runs.jsonl", 4, 3)[0].story["session"]
     'runs.jsonl#4'
     """
     return [_record(value, raw, document_id, line, f"{document_id or NAME}#{index + 1}")]

@@ -94,6 +94,8 @@ class _Reader:
                 self.step(k, step)
         elif "trajectory" in value:
             lay.keep("/trajectory", traj)
+        if not self.turns:
+            raise self.error("/history", "a SWE-agent trajectory with no message and no step holds nothing to read")
         story["turns"] = self.turns
         task: dict[str, Any] = {}
         for key, val in value.items():
@@ -242,6 +244,14 @@ def read_traj(value: Any, document_id: str | None, line: int | None, session: st
     if not (isinstance(value, dict) and walkable(value)):
         raise FormatError(
             f"a SWE-agent trajectory is an object with trajectory and history, got {json_type(value)}",
+            document_id=document_id,
+            line=line,
+        )
+    if not (isinstance(value.get("trajectory"), list) or isinstance(value.get("history"), list)):
+        # Without either there is nothing of SWE-agent's to read: the whole object would be residual.
+        raise FormatError(
+            "a SWE-agent trajectory has a trajectory array of steps or a history array of messages",
+            pointer="/trajectory",
             document_id=document_id,
             line=line,
         )
