@@ -185,9 +185,11 @@ class _BadByReason:
             first = g["first"]
             where = first["file"] + (f" line {first['line']}" if first["line"] is not None else "")
             where += f" at {first['pointer'] or '(root)'}"
-            line = f"{g['count']:>6}  {g['pointer'] or '(root)'}: {g['reason']}  (first: {where})"
-            if first["reason"] != g["reason"]:
-                line += f" — {first['reason']}"
+            # one record: its own reason, values as they are; several: the shared reason, then the first's own
+            reason = first["reason"] if g["count"] == 1 else g["reason"]
+            line = f"{g['count']:>6}  {g['pointer'] or '(root)'}: {reason}  (first: {where})"
+            if g["count"] > 1 and first["reason"] != g["reason"]:
+                line += f" — the first: {first['reason']}"
             out.append(line)
         return out
 

@@ -248,7 +248,10 @@ role-text, sharegpt, storyline, swe-agent)
     if not matches:
         more = f" (nor any of the {looked - 1} record(s) after it)" if looked > 1 else ""
         if beyond:  # what was tried, not what the file holds
-            more = f" (nor any of the next {looked - 1} record(s): detection looks at the first {DETECT_RECORDS})"
+            more = (
+                f" (nor any of the {looked - 1} record(s) after it that detection looked at: it looks at a file's "
+                f"first {DETECT_RECORDS} records, and this one has more)"
+            )
         trials = _trials(data)
         close = _closest(first)
         if trials is None:
