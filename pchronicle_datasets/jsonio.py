@@ -166,7 +166,11 @@ def json_shape(value: Any) -> str:
     """
     if isinstance(value, dict):
         keys = [str(k) for k in value]
-        return "an object with keys " + ", ".join(keys[:6]) + (", …" if len(keys) > 6 else "") if keys else "an empty object"
+        return (
+            "an object with keys " + ", ".join(keys[:6]) + (", …" if len(keys) > 6 else "")
+            if keys
+            else "an empty object"
+        )
     return json_type(value)
 
 

@@ -21,9 +21,18 @@ import orjson
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
-from . import atif, chat, openai_msg, sharegpt, storyline_file
-from . import mini_swe_agent, openhands, role_text, swe_agent  # research agents' trajectories (#21)
-from .base import Format, Record, documents, first_value, first_values
+from . import (  # research agents' trajectories (#21)
+    atif,
+    chat,
+    mini_swe_agent,
+    openai_msg,
+    openhands,
+    role_text,
+    sharegpt,
+    storyline_file,
+    swe_agent,
+)
+from .base import Format, Record, as_bytes, documents, first_value, first_values, parse_file
 from .source import BOM, Source, file_chunks, utf8
 
 __all__ = [
@@ -149,7 +158,15 @@ def _trials(data: bytes | Source) -> dict[str, PchronicleError | None] | None:
     if data is None or len(data) > READ_TRIAL_LIMIT:
         return None
     trials: dict[str, PchronicleError | None] = {}
+    try:  # every built-in reader reads JSON or JSON Lines: a file that is neither is refused by each alike
+        parse_file(as_bytes(data), None)
+        unreadable: FormatError | None = None
+    except FormatError as exc:
+        unreadable = exc
     for module in _FORMATS.values():
+        if unreadable is not None and module in _BUILTIN:
+            trials[module.NAME] = unreadable
+            continue
         try:
             records = list(module.iter_records(data, None))
         except Exception:  # a reader that raises on data it does not know: it does not read the file

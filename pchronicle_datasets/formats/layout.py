@@ -21,10 +21,9 @@ export hints (``hints``); ``rebuild`` gives the source record back from the resi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
-
-import json
 
 import orjson
 
@@ -132,7 +131,9 @@ class Layout:
         self.map(join(ptr, "id"), cid, join(target, "tcid"), cid)
         self.map(join(ptr, "function", "name"), fn["name"], join(target, "fn"), fn["name"])
         if "arguments" in fn:
-            entry["args"] = self.map_arguments(join(ptr, "function", "arguments"), fn["arguments"], join(target, "args"))
+            entry["args"] = self.map_arguments(
+                join(ptr, "function", "arguments"), fn["arguments"], join(target, "args")
+            )
         self.rest(call, ptr, ("id", "function"))
         self.rest(fn, join(ptr, "function"), ("name", "arguments"))
         return entry
@@ -152,7 +153,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 

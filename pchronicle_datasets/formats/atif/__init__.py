@@ -40,7 +40,16 @@ __all__ = [
 ]
 
 ALIASES: tuple[str, ...] = ("harbor",)
-KEYS = ("schema_version", "session_id", "agent", "steps", "final_metrics", "step_id", "source", "message")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "schema_version",
+    "session_id",
+    "agent",
+    "steps",
+    "final_metrics",
+    "step_id",
+    "source",
+    "message",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = False
@@ -52,8 +61,10 @@ def sniff(sample: Any) -> bool:
     ``ATIF-v1.N`` and which has ``steps`` — or whose ``schema_version`` is a bare ``1.N`` (as some harnesses
     write it) with a ``steps`` array and an ``agent`` with a ``name``.
 
-    >>> sniff({"schema_version": "1.4", "agent": {"name": "a"}, "steps": []}), sniff({"schema_version": "1.4", "steps": []})
-    (True, False)
+    >>> sniff({"schema_version": "1.4", "agent": {"name": "a"}, "steps": []})
+    True
+    >>> sniff({"schema_version": "1.4", "steps": []})  # a bare number and steps alone are not enough
+    False
     """
     if not (
         isinstance(sample, dict)

@@ -18,7 +18,14 @@ from .render import render_messages
 from .writer import encode, record
 
 ALIASES: tuple[str, ...] = ("openai-chat", "messages")
-KEYS = ("messages", "tools", "model", "role", "content", "tool_calls")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "messages",
+    "tools",
+    "model",
+    "role",
+    "content",
+    "tool_calls",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False

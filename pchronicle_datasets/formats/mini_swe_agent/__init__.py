@@ -3,11 +3,14 @@
 
 >>> traj = {"info": {"exit_status": "Submitted", "model_stats": {"api_calls": 1}},
 ...         "messages": [{"role": "user", "content": "fix it"},
-...                      {"role": "assistant", "content": "```bash\\nls\\n```", "extra": {"actions": [{"command": "ls"}]}}],
+...                      {"role": "assistant", "content": "```bash\\nls\\n```",
+...                       "extra": {"actions": [{"command": "ls"}]}}],
 ...         "trajectory_format": "mini-swe-agent-1.1"}
 >>> import orjson; story = decode(orjson.dumps(traj), "i1.traj.json")[0]
->>> story["turns"][1]["tool_calls"], story["task"], story["final_metrics"]
-([{'tcid': 'action-1-0', 'fn': 'bash', 'args': {'command': 'ls'}}], {'result': {'status': 'Submitted'}}, {'api_calls': 1})
+>>> story["turns"][1]["tool_calls"]
+[{'tcid': 'action-1-0', 'fn': 'bash', 'args': {'command': 'ls'}}]
+>>> story["task"], story["final_metrics"]
+({'result': {'status': 'Submitted'}}, {'api_calls': 1})
 >>> orjson.loads(encode([story])) == traj
 True
 """
@@ -22,11 +25,30 @@ from ..base import Record, documents, read_records
 from .reader import NAME, is_record, read_trajectory
 from .writer import encode, trajectory
 
-__all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode",
-           "iter_records", "read_line", "sniff", "trajectory"]  # fmt: skip
+__all__ = [
+    "ALIASES",
+    "ENCODE_IN_BATCHES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "read_line",
+    "sniff",
+    "trajectory",
+]
 
 ALIASES: tuple[str, ...] = ("mini-swe",)
-KEYS = ("info", "messages", "trajectory_format", "role", "content", "extra")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "info",
+    "messages",
+    "trajectory_format",
+    "role",
+    "content",
+    "extra",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".traj.json"
 OUTPUT = "file"
 PER_DOCUMENT = True
@@ -48,7 +70,8 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
 def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index: int) -> list[Record]:
     """The document of one JSON Lines line (its ``index``-th non-blank line).
 
-    >>> read_line({"messages": [], "trajectory_format": "mini-swe-agent-1"}, b"", "runs.jsonl", 4, 3)[0].story["session"]
+    >>> value = {"messages": [], "trajectory_format": "mini-swe-agent-1"}
+    >>> read_line(value, b"", "runs.jsonl", 4, 3)[0].story["session"]
     'runs.jsonl#4'
     """
     return [_record(value, raw, document_id, line, f"{document_id or NAME}#{index + 1}")]

@@ -123,7 +123,9 @@ class _Reader:
         if role == "assistant" and isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
             used.add("tool_calls")
             for c, call in enumerate(msg["tool_calls"]):
-                entry = lay.openai_call(f"{ptr}/tool_calls/{c}", call, f"/turns/{t}/tool_calls/{len(calls)}", self.tcids)
+                entry = lay.openai_call(
+                    f"{ptr}/tool_calls/{c}", call, f"/turns/{t}/tool_calls/{len(calls)}", self.tcids
+                )
                 if entry is not None:
                     self.by_id[entry["tcid"]] = t
                     calls.append(entry)
@@ -141,7 +143,11 @@ class _Reader:
         if not extra:
             lay.keep(ptr, extra)
         for key, val in extra.items():
-            if key == "timestamp" and (isinstance(val, (int, float, str)) and not isinstance(val, bool)) and is_time(val):
+            if (
+                key == "timestamp"
+                and (isinstance(val, (int, float, str)) and not isinstance(val, bool))
+                and is_time(val)
+            ):
                 turn["ts"] = val
                 lay.map(f"{ptr}/timestamp", val, f"/turns/{t}/ts", val)
             elif key == "actions" and text_calls and isinstance(val, list) and val:
@@ -153,8 +159,12 @@ class _Reader:
                     c = len(calls)
                     tcid, own = self.tcid(action.get("tool_call_id"), f"action-{m}-{a}")
                     calls.append({"tcid": tcid, "fn": "bash", "args": {"command": action["command"]}})
-                    lay.map(f"{aptr}/command", action["command"], f"/turns/{t}/tool_calls/{c}/args/command",
-                            action["command"])  # fmt: skip
+                    lay.map(
+                        f"{aptr}/command",
+                        action["command"],
+                        f"/turns/{t}/tool_calls/{c}/args/command",
+                        action["command"],
+                    )
                     used = ["command"]
                     if own:
                         self.by_id[tcid] = t

@@ -7,8 +7,10 @@ events linked by ``cause``). The mapping table is docs/formats/openhands.md.
 >>> import orjson; story = decode(orjson.dumps(stream), "t.json")[0]
 >>> [(t["src"], t["msg"]) for t in story["turns"]]
 [('user', 'list files'), ('agent', 'Let me look.')]
->>> story["turns"][1]["tool_calls"], story["turns"][1]["observation"]
-([{'tcid': 'event-1', 'fn': 'run', 'args': {'command': 'ls'}}], {'results': [{'content': 'a.py', 'source_call_id': 'event-1'}]})
+>>> story["turns"][1]["tool_calls"]
+[{'tcid': 'event-1', 'fn': 'run', 'args': {'command': 'ls'}}]
+>>> story["turns"][1]["observation"]
+{'results': [{'content': 'a.py', 'source_call_id': 'event-1'}]}
 >>> orjson.loads(encode([story])) == stream
 True
 """
@@ -23,11 +25,33 @@ from ..base import Record, documents, read_records
 from .reader import NAME, is_stream, read_stream
 from .writer import encode, events
 
-__all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode",
-           "iter_records", "read_line", "events", "sniff"]  # fmt: skip
+__all__ = [
+    "ALIASES",
+    "ENCODE_IN_BATCHES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "events",
+    "iter_records",
+    "read_line",
+    "sniff",
+]
 
 ALIASES: tuple[str, ...] = ("openhands-events",)
-KEYS = ("id", "source", "action", "observation", "args", "cause", "content", "tool_call_metadata", "message")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "id",
+    "source",
+    "action",
+    "observation",
+    "args",
+    "cause",
+    "content",
+    "tool_call_metadata",
+    "message",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = True

@@ -37,7 +37,9 @@ def _model_call(metadata: dict, tcid: str) -> tuple[str | None, Any]:
         return None, None
     model = response.get("model") if isinstance(response.get("model"), str) else None
     choices = response.get("choices")
-    message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    message = (
+        choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    )
     calls = message.get("tool_calls") if isinstance(message, dict) else None
     for call in calls if isinstance(calls, list) else ():
         fn = call.get("function") if isinstance(call, dict) else None
@@ -201,9 +203,18 @@ class _Reader:
             used.add("tool_call_metadata")
             for key, target in (("tool_call_id", "tcid"), ("function_name", "fn")):
                 if key in meta and same(meta[key], call[target]):
-                    lay.map(f"{ptr}/tool_call_metadata/{key}", meta[key], f"/turns/{t}/tool_calls/0/{target}", call[target])
-            lay.rest(meta, f"{ptr}/tool_call_metadata", [k for k in ("tool_call_id", "function_name") if
-                     k in meta and same(meta[k], call["tcid" if k == "tool_call_id" else "fn"])])  # fmt: skip
+                    lay.map(
+                        f"{ptr}/tool_call_metadata/{key}", meta[key], f"/turns/{t}/tool_calls/0/{target}", call[target]
+                    )
+            lay.rest(
+                meta,
+                f"{ptr}/tool_call_metadata",
+                [
+                    k
+                    for k in ("tool_call_id", "function_name")
+                    if k in meta and same(meta[k], call["tcid" if k == "tool_call_id" else "fn"])
+                ],
+            )
         extras = event.get("extras")
         exit_code = (extras.get("metadata") or {}).get("exit_code") if isinstance(extras, dict) else None
         if isinstance((extras or {}).get("metadata"), dict) and type(exit_code) is int and "response" not in call:

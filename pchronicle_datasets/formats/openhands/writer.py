@@ -41,15 +41,26 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
             if n == 0 and isinstance(turn["msg"], str) and turn["msg"]:
                 args["thought"] = turn["msg"]
             by_tcid[call["tcid"]] = len(out)
-            out.append({"id": len(out), "source": "agent", "action": "call", "args": args,
-                        "tool_call_metadata": {"function_name": call["fn"], "tool_call_id": call["tcid"]}})  # fmt: skip
+            out.append(
+                {
+                    "id": len(out),
+                    "source": "agent",
+                    "action": "call",
+                    "args": args,
+                    "tool_call_metadata": {"function_name": call["fn"], "tool_call_id": call["tcid"]},
+                }
+            )
         obs = turn.get("observation")
         results = obs.get("results") if isinstance(obs, dict) else None
         for result in results if isinstance(results, list) else ():
             if not isinstance(result, dict):
                 continue
-            event: dict[str, Any] = {"id": len(out), "source": "agent", "observation": "result",
-                                     "content": result.get("content")}  # fmt: skip
+            event: dict[str, Any] = {
+                "id": len(out),
+                "source": "agent",
+                "observation": "result",
+                "content": result.get("content"),
+            }
             cause = by_tcid.get(result.get("source_call_id"))
             if cause is not None:
                 event["cause"] = cause

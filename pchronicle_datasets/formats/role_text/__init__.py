@@ -2,7 +2,8 @@
 "text": …}`` turns (Nebius' SWE-agent trajectory sets, exported from Parquet to JSON Lines). The mapping table
 is docs/formats/role-text.md.
 
->>> line = '{"instance_id": "i1", "target": true, "trajectory": [{"role": "user", "text": "fix"}, {"role": "ai", "text": "ok"}]}'
+>>> line = ('{"instance_id": "i1", "target": true,'
+...         ' "trajectory": [{"role": "user", "text": "fix"}, {"role": "ai", "text": "ok"}]}')
 >>> story = decode(line, "t.jsonl")[0]
 >>> story["session"], [(t["src"], t["msg"]) for t in story["turns"]], story["task"]
 ('i1', [('user', 'fix'), ('agent', 'ok')], {'result': {'correct': True}})
@@ -20,11 +21,31 @@ from ..base import Record, documents, read_records
 from .reader import NAME, is_record, read_record
 from .writer import encode
 
-__all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode",
-           "iter_records", "read_line", "sniff"]  # fmt: skip
+__all__ = [
+    "ALIASES",
+    "ENCODE_IN_BATCHES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "read_line",
+    "sniff",
+]
 
 ALIASES: tuple[str, ...] = ("nebius",)
-KEYS = ("trajectory", "role", "text", "instance_id", "model_name", "target", "exit_status", "generated_patch")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "trajectory",
+    "role",
+    "text",
+    "instance_id",
+    "model_name",
+    "target",
+    "exit_status",
+    "generated_patch",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False

@@ -5,7 +5,8 @@ docs/formats/swe-agent.md.
 >>> traj = {"environment": "main", "info": {"exit_status": "submitted"},
 ...         "history": [{"role": "user", "content": "fix it"},
 ...                     {"role": "assistant", "content": "Let me look.", "thought": "Let me look.", "action": "ls"}],
-...         "trajectory": [{"action": "ls", "observation": "a.py", "response": "Let me look.", "thought": "Let me look."}]}
+...         "trajectory": [{"action": "ls", "observation": "a.py", "response": "Let me look.",
+...                         "thought": "Let me look."}]}
 >>> import orjson; story = decode(orjson.dumps(traj), "i1.traj")[0]
 >>> turn = story["turns"][1]
 >>> turn["msg"], turn["tool_calls"][0]["args"], turn["observation"]["results"][0]["content"]
@@ -26,11 +27,33 @@ from ..base import Record, documents, read_records
 from .reader import NAME, is_record, read_traj
 from .writer import encode, trajectory
 
-__all__ = ["ALIASES", "ENCODE_IN_BATCHES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode",
-           "iter_records", "read_line", "sniff", "trajectory"]  # fmt: skip
+__all__ = [
+    "ALIASES",
+    "ENCODE_IN_BATCHES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "read_line",
+    "sniff",
+    "trajectory",
+]
 
 ALIASES: tuple[str, ...] = ("swe-agent-traj",)
-KEYS = ("environment", "trajectory", "history", "info", "replay_config", "action", "observation", "response", "thought")  # the keys its records are known by: detection names the closest format
+KEYS = (
+    "environment",
+    "trajectory",
+    "history",
+    "info",
+    "replay_config",
+    "action",
+    "observation",
+    "response",
+    "thought",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".traj"
 OUTPUT = "file"
 PER_DOCUMENT = True

@@ -42,7 +42,7 @@ def model_name(replay_config: Any) -> str | None:
     ('gpt-4o', None)
     """
     if isinstance(replay_config, str):
-        ok, replay_config = try_loads(replay_config)
+        replay_config = try_loads(replay_config)[1]
     node = replay_config
     for key in ("agent", "model", "name"):
         node = node.get(key) if isinstance(node, dict) else None
@@ -156,8 +156,9 @@ class _Reader:
             if isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
                 used.add("tool_calls")
                 for c, call in enumerate(msg["tool_calls"]):
-                    entry = lay.openai_call(f"{ptr}/tool_calls/{c}", call, f"/turns/{t}/tool_calls/{len(calls)}",
-                                            self.tcids)  # fmt: skip
+                    entry = lay.openai_call(
+                        f"{ptr}/tool_calls/{c}", call, f"/turns/{t}/tool_calls/{len(calls)}", self.tcids
+                    )
                     if entry is not None:
                         self.by_id[entry["tcid"]] = (t, len(calls))
                         calls.append(entry)
@@ -165,8 +166,13 @@ class _Reader:
                 # The text protocol: the action SWE-agent parsed from the response is run in its shell.
                 used.add("action")
                 text_call = True
-                calls.append({"tcid": self.tcid(f"action-{ptr.rsplit('/', 1)[1]}"), "fn": "bash",
-                              "args": {"command": msg["action"]}})  # fmt: skip
+                calls.append(
+                    {
+                        "tcid": self.tcid(f"action-{ptr.rsplit('/', 1)[1]}"),
+                        "fn": "bash",
+                        "args": {"command": msg["action"]},
+                    }
+                )
                 lay.map(f"{ptr}/action", msg["action"], f"/turns/{t}/tool_calls/0/args/command", msg["action"])
             if calls:
                 turn["tool_calls"] = calls
@@ -214,7 +220,9 @@ class _Reader:
             if text is not None:
                 turn["msg"] = text
             if text_call:
-                turn["tool_calls"] = [{"tcid": self.tcid(f"step-{k}"), "fn": "bash", "args": {"command": step["action"]}}]
+                turn["tool_calls"] = [
+                    {"tcid": self.tcid(f"step-{k}"), "fn": "bash", "args": {"command": step["action"]}}
+                ]
                 lay.map(f"{ptr}/action", step["action"], f"/turns/{t}/tool_calls/0/args/command", step["action"])
                 used.add("action")
             self.turns.append(turn)
@@ -228,9 +236,15 @@ class _Reader:
                 lay.map(f"{ptr}/action", step["action"], f"/turns/{t}/tool_calls/0/args/command", step["action"])
                 used.add("action")
             if "observation" in step and "observation" not in turn:
-                turn["observation"] = {"results": [{"content": step["observation"], "source_call_id": calls[0]["tcid"]}]}
-                lay.map(f"{ptr}/observation", step["observation"], f"/turns/{t}/observation/results/0/content",
-                        step["observation"])  # fmt: skip
+                turn["observation"] = {
+                    "results": [{"content": step["observation"], "source_call_id": calls[0]["tcid"]}]
+                }
+                lay.map(
+                    f"{ptr}/observation",
+                    step["observation"],
+                    f"/turns/{t}/observation/results/0/content",
+                    step["observation"],
+                )
                 used.add("observation")
         if isinstance(step.get("state"), dict) and "env" not in turn:
             turn["env"] = {"state": step["state"]}

@@ -21,16 +21,25 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
     for path in FILES:
         story = by_file[path.name]
         [source] = records(path)
-        assert story["origin"] == {"format": "mini-swe-agent", "schema_version": "mini-swe-agent-1.1",
-                                   "document_id": story["origin"]["document_id"]}  # fmt: skip
+        assert story["origin"] == {
+            "format": "mini-swe-agent",
+            "schema_version": "mini-swe-agent-1.1",
+            "document_id": story["origin"]["document_id"],
+        }
         messages = [m for m in source["messages"] if m["role"] != "tool"]
         assert [t["msg"] for t in story["turns"]] == [m["content"] for m in messages]
         want = []
         for m, msg in enumerate(source["messages"]):
             if msg.get("tool_calls"):
-                want += [(c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"])) for c in msg["tool_calls"]]
+                want += [
+                    (c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"]))
+                    for c in msg["tool_calls"]
+                ]
             elif msg["role"] == "assistant":
-                want += [(f"action-{m}-{a}", "bash", {"command": x["command"]}) for a, x in enumerate(msg["extra"]["actions"])]
+                want += [
+                    (f"action-{m}-{a}", "bash", {"command": x["command"]})
+                    for a, x in enumerate(msg["extra"]["actions"])
+                ]
         assert calls(story) == want
         assert results(story) == [(m["tool_call_id"], m["content"]) for m in source["messages"] if m["role"] == "tool"]
         assert story["task"]["result"]["status"] == source["info"]["exit_status"]
@@ -56,9 +65,20 @@ def test_a_bare_message_list_is_chat_and_a_named_format_is_not():
 
 
 def test_other_documents_are_written_as_trajectories():
-    chat = {"id": "s1", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "a.py"}]}  # fmt: skip
+    chat = {
+        "id": "s1",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        ],
+    }
     [story] = pc.into_storyline("chat", orjson.dumps(chat), document_id="c.json")
     [back] = pc.into_storyline("auto", pc.from_storyline("mini-swe-agent", [story]), document_id="c.traj.json")
     assert back["session"] == "s1" and calls(back) == [("c1", "bash", {"command": "ls"})]

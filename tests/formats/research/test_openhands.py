@@ -25,11 +25,16 @@ def _expected(events):
                 turns.append((e["source"], e["args"]["content"]))
                 continue
             meta = e["tool_call_metadata"]
-            [call] = [c for c in meta["model_response"]["choices"][0]["message"]["tool_calls"]
-                      if c["id"] == meta["tool_call_id"]]  # fmt: skip
+            [call] = [
+                c
+                for c in meta["model_response"]["choices"][0]["message"]["tool_calls"]
+                if c["id"] == meta["tool_call_id"]
+            ]
             thought = e["args"].get("thought") or (e["message"] if e["action"] == "finish" else "")
             turns.append((e["source"], thought))
-            want_calls.append((meta["tool_call_id"], meta["function_name"], orjson.loads(call["function"]["arguments"])))
+            want_calls.append(
+                (meta["tool_call_id"], meta["function_name"], orjson.loads(call["function"]["arguments"]))
+            )
             by_id[e["id"]] = meta["tool_call_id"]
         else:
             want_results.append((by_id[e["cause"]], e["content"]))
@@ -48,10 +53,16 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
         assert [(t["src"], t["msg"]) for t in story["turns"]] == turns
         assert calls(story) == want_calls
         assert results(story) == want_results
-    [run] = [c for t in by_file["wrong_initial_state.json"]["turns"] for c in t.get("tool_calls") or ()
-             if c["fn"] == "execute_bash"]  # fmt: skip
+    [run] = [
+        c
+        for t in by_file["wrong_initial_state.json"]["turns"]
+        for c in t.get("tool_calls") or ()
+        if c["fn"] == "execute_bash"
+    ]
     assert run["response"] == {"exit_code": 0}
-    assert len(calls(by_file["wrong_initial_state.json"])) == 4 and len(results(by_file["wrong_initial_state.json"])) == 3
+    assert (
+        len(calls(by_file["wrong_initial_state.json"])) == 4 and len(results(by_file["wrong_initial_state.json"])) == 3
+    )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -72,10 +83,18 @@ def test_observations_are_not_written_twice():
 
 
 def test_other_documents_are_written_as_events_with_their_losses_counted():
-    chat = {"messages": [{"role": "user", "content": "hi"},
-                         {"role": "assistant", "content": "look", "reasoning_content": "hm", "tool_calls": [
-                             {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{\"d\": 1}"}}]},
-                         {"role": "tool", "tool_call_id": "c1", "content": "a.py"}]}  # fmt: skip
+    chat = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "look",
+                "reasoning_content": "hm",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": '{"d": 1}'}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        ]
+    }
     [story] = pc.into_storyline("chat", orjson.dumps(chat), document_id="c.json")
     with collect_losses() as report:
         text = pc.from_storyline("openhands", [story])

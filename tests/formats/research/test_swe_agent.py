@@ -18,21 +18,31 @@ TRAJ = DATA / "swe_agent" / "6e44b9__sweagenttestrepo-1c2844.traj"
 TEXT_PROTOCOL = {
     "environment": "main",
     "trajectory": [
-        {"action": "ls", "observation": "a.py", "response": "DISCUSSION\nLook first.\n```\nls\n```",
-         "thought": "DISCUSSION\nLook first.", "state": {"open_file": "n/a", "working_dir": "/repo"}},
+        {
+            "action": "ls",
+            "observation": "a.py",
+            "response": "DISCUSSION\nLook first.\n```\nls\n```",
+            "thought": "DISCUSSION\nLook first.",
+            "state": {"open_file": "n/a", "working_dir": "/repo"},
+        },
         {"action": "submit", "observation": "diff", "response": "```\nsubmit\n```", "thought": ""},
     ],
     "history": [
         {"role": "system", "content": "SETTING: …", "agent": "main"},
         {"role": "user", "content": "ISSUE: fix it", "agent": "main"},
-        {"role": "assistant", "content": "DISCUSSION\nLook first.\n```\nls\n```", "thought": "DISCUSSION\nLook first.",
-         "action": "ls", "agent": "main"},
+        {
+            "role": "assistant",
+            "content": "DISCUSSION\nLook first.\n```\nls\n```",
+            "thought": "DISCUSSION\nLook first.",
+            "action": "ls",
+            "agent": "main",
+        },
         {"role": "user", "content": "a.py\n(Open file: n/a)\nbash-$", "agent": "main"},
         {"role": "assistant", "content": "```\nsubmit\n```", "thought": "", "action": "submit", "agent": "main"},
     ],
     "info": {"exit_status": "submitted", "submission": "diff", "model_stats": {"api_calls": 2}},
     "replay_config": '{"agent": {"model": {"name": "gpt-4o"}}}',
-}  # fmt: skip
+}
 
 
 def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
@@ -55,8 +65,10 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
     ]
     assert [t["msg"] for t in story["turns"]] == [m["content"] for m in messages] + [step["response"]]
     assert [t["src"] for t in story["turns"]] == ["system", "user", "agent", "agent", "agent", "agent", "agent"]
-    assert story["task"] == {"env": {"name": "main"},
-                             "result": {"status": "submitted", "final_answer": source["info"]["submission"]}}  # fmt: skip
+    assert story["task"] == {
+        "env": {"name": "main"},
+        "result": {"status": "submitted", "final_answer": source["info"]["submission"]},
+    }
     assert story["final_metrics"] == source["info"]["model_stats"]
     assert story["agent"]["model"] == "gpt-4o"
     assert story["turns"][2]["env"] == {"state": source["trajectory"][0]["state"]}
@@ -95,10 +107,18 @@ def test_to_messages_writes_each_call_once():
 
 
 def test_other_documents_are_written_with_their_losses_counted():
-    chat = {"messages": [{"role": "user", "content": "hi"},
-                         {"role": "assistant", "content": "", "tool_calls": [
-                             {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
-                         {"role": "tool", "tool_call_id": "c1", "content": "a.py"}], "split": "train"}  # fmt: skip
+    chat = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        ],
+        "split": "train",
+    }
     [story] = pc.into_storyline("chat", orjson.dumps(chat), document_id="c.json")
     story["turns"][0]["ts"] = "2026-01-01T00:00:00Z"
     with collect_losses() as report:
