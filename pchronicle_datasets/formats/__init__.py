@@ -158,24 +158,32 @@ def _trials(data: bytes | Source) -> dict[str, PchronicleError | None] | None:
     if data is None or len(data) > READ_TRIAL_LIMIT:
         return None
     trials: dict[str, PchronicleError | None] = {}
+    unreadable: FormatError | None = None
     try:  # every built-in reader reads JSON or JSON Lines: a file that is neither is refused by each alike
         parse_file(as_bytes(data), None)
-        unreadable: FormatError | None = None
     except FormatError as exc:
         unreadable = exc
+    first = first_value(as_bytes(data))
+    if unreadable is None and (isinstance(first, list) and first and not isinstance(first[0], (dict, list))):
+        # An array of scalars is no record of any built-in format (each reads objects): not worth a reading each
+        unreadable = FormatError(f"its first record is {describe(first)} of scalars, which no built-in format holds")
     for module in _FORMATS.values():
         if unreadable is not None and module in _BUILTIN:
             trials[module.NAME] = unreadable
             continue
+        error: Any = None
+        count = 0
         try:
-            records = list(module.iter_records(data, None))
+            for count, rec in enumerate(module.iter_records(data, None), 1):
+                if rec.error is not None:  # its first refusal is all the message needs
+                    error = rec.error
+                    break
         except Exception:  # a reader that raises on data it does not know: it does not read the file
             continue
-        errors = [rec.error for rec in records if rec.error is not None]
-        if records and not errors:
+        if error is None and count:
             trials[module.NAME] = None
-        elif errors and isinstance(errors[0], PchronicleError):
-            trials[module.NAME] = errors[0]
+        elif isinstance(error, PchronicleError):
+            trials[module.NAME] = error
     return trials
 
 

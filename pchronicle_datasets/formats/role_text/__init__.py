@@ -75,7 +75,7 @@ def read_line(value: Any, raw: bytes, document_id: str | None, line: int, index:
 
 
 def _whole(value: Any, text: bytes, document_id: str | None) -> Iterator[Record]:
-    if isinstance(value, list):
+    if isinstance(value, list) and value and is_record(value[0]):
         for n, item in enumerate(value):
             yield _record(item, text, document_id, None, f"{document_id or NAME}#{n + 1}", f"/{n}")
     else:
