@@ -88,11 +88,13 @@ class _Reader:
         used = {"source"}
         args = event.get("args")
         args_ok = isinstance(args, dict) and walkable(args)
-        if event["action"] == "message":
-            used.add("action")  # kept by the map below: a turn without calls is a message
-            lay.keep(f"{ptr}/action", "message")
+        if event["action"] == "message" or src != "agent":
+            # A message, or an action the agent did not take (the environment changing the agent's state, a
+            # user's own action): a turn without calls; the action and its args stay as they are (residual).
+            used.add("action")
+            lay.keep(f"{ptr}/action", event["action"])
             content = args.get("content") if args_ok else None
-            if args_ok and "content" in args:
+            if args_ok and "content" in args and event["action"] == "message":
                 turn["msg"] = content
                 lay.map(f"{ptr}/args/content", content, f"/turns/{t}/msg", content)
                 lay.rest(args, f"{ptr}/args", ("content",))
