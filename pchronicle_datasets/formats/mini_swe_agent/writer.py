@@ -18,7 +18,7 @@ __all__ = ["WRITTEN_FORMAT", "encode", "trajectory"]
 WRITTEN_FORMAT = "mini-swe-agent-1.1"  # what documents not read from mini-swe-agent are written as
 _WRITTEN = {
     "": ("session", "turns", "task", "final_metrics", "unknown_fields"),
-    "agent": ("id", "name", "ver"),
+    "agent": ("id", "name", "ver", "model"),
     "task": ("/task/result/status", "/task/result/final_answer"),
     "turn": ("id", "src", "msg", "tool_calls", "observation"),
     "call": ("tcid", "fn", "args"),
@@ -65,6 +65,8 @@ def trajectory(story: dict[str, Any]) -> dict[str, Any]:
         info["model_stats"] = story["final_metrics"]
     if isinstance(story["agent"].get("ver"), str):
         info["mini_version"] = story["agent"]["ver"]
+    if isinstance(story["agent"].get("model"), str):
+        info["config"] = {"model": {"model_name": story["agent"]["model"]}}  # where mini-swe-agent names its model
     out_traj: dict[str, Any] = {
         "instance_id": story["session"],
         "info": info,

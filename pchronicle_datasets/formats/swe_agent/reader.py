@@ -94,8 +94,9 @@ class _Reader:
                 self.step(k, step)
         elif "trajectory" in value:
             lay.keep("/trajectory", traj)
-        if not self.turns:
-            raise self.error("/history", "a SWE-agent trajectory with no message and no step holds nothing to read")
+        if not self.turns and not isinstance(value.get("info"), dict):
+            # nothing but empty arrays: nothing of SWE-agent's to read (a run that ended at once still has info)
+            raise self.error("/history", "a SWE-agent trajectory with no message, no step and no info holds nothing")
         story["turns"] = self.turns
         task: dict[str, Any] = {}
         for key, val in value.items():

@@ -17,6 +17,7 @@ __all__ = ["encode", "trajectory"]
 
 _WRITTEN = {
     "": ("turns", "task", "final_metrics", "unknown_fields"),
+    "agent": ("id", "name", "model"),
     "task": ("/task/env/name", "/task/result/status", "/task/result/final_answer"),
     "turn": ("id", "src", "msg", "tool_calls", "observation"),
     "call": ("tcid", "fn", "args"),
@@ -65,6 +66,8 @@ def trajectory(story: dict[str, Any]) -> dict[str, Any]:
     env = (task.get("env") or {}).get("name")
     if isinstance(env, str):
         out_traj["environment"] = env
+    if isinstance(story["agent"].get("model"), str):
+        out_traj["replay_config"] = {"agent": {"model": {"name": story["agent"]["model"]}}}  # SWE-agent's model
     report_unwritten(story, NAME, _WRITTEN)
     carried = envelope(other_sources(story, NAME))
     if carried is not None:
