@@ -165,7 +165,9 @@ class _BadByReason:
         group = self.groups.get(key)
         if group is None:
             line = getattr(err, "line", None) if getattr(err, "line", None) is not None else rec.line
-            first = {"file": path, "line": line, "pointer": getattr(err, "pointer", "")}
+            # the first occurrence's own reason: its values as they are ("1.4"), where the group's reason says "…"
+            first = {"file": path, "line": line, "pointer": getattr(err, "pointer", ""),
+                     "reason": getattr(err, "reason", str(err))}  # fmt: skip
             group = self.groups[key] = {"reason": key[1], "pointer": key[0], "count": 0, "first": first}
         group["count"] += 1
 
@@ -178,7 +180,12 @@ class _BadByReason:
             first = g["first"]
             where = first["file"] + (f" line {first['line']}" if first["line"] is not None else "")
             where += f" at {first['pointer'] or '(root)'}"
-            out.append(f"{g['count']:>6}  {g['pointer'] or '(root)'}: {g['reason']}  (first: {where})")
+            # one record: its own reason, values as they are; several: the shared reason, then the first's own
+            reason = first["reason"] if g["count"] == 1 else g["reason"]
+            line = f"{g['count']:>6}  {g['pointer'] or '(root)'}: {reason}  (first: {where})"
+            if g["count"] > 1 and first["reason"] != g["reason"]:
+                line += f" — the first: {first['reason']}"
+            out.append(line)
         return out
 
 
@@ -235,6 +242,14 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
     return 1 if any(e["bad"] for e in files.values()) else 0
 
 
+def _notes(story: dict[str, Any]) -> list[str]:
+    """The reading notes readers leave in their export hints (``/meta/<format>/note``: an ATIF
+    ``schema_version`` without its prefix, read as ATIF)."""
+    meta = story.get("meta")
+    hints = meta.values() if isinstance(meta, dict) else ()
+    return [h["note"] for h in hints if isinstance(h, dict) and isinstance(h.get("note"), str)]
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     if args.losses:
         return cmd_inspect_losses(args)
@@ -243,6 +258,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
     shapes: collections.Counter = collections.Counter()  # messages per provider shape (the reader's hints)
+    notes: collections.Counter = collections.Counter()
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
         if rec.error is not None:
             totals["bad"] += 1
@@ -261,6 +277,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             isinstance(t.get("reason"), str) and t["reason"].strip() for t in story["turns"]
         )
         totals["residual tools"] += residual_tools(story)  # tool definitions beside /agent/tools (#11)
+        for note in _notes(story):  # how a reader read what it accepted on a reading of its own (#21)
+            notes[note] += 1
         for entry in compute_tool_stats(story):
             tools[entry["tool"]].update({k: entry[k] for k in ("count", "success", "failure")})
     report = {
@@ -271,6 +289,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "bad_records_by_reason": bad.report(),
         "residual_tools": totals["residual tools"],
         "message_shapes": dict(sorted(shapes.items())),
+        "notes": dict(notes),
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
     status = 1 if totals["bad"] else 0  # like validate: any bad record fails the command
@@ -288,6 +307,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print("messages per provider shape: " + ", ".join(f"{k} {v}" for k, v in report["message_shapes"].items()))
     if totals["residual tools"]:  # e.g. gateway rows whose tools differ from the session's /agent/tools
         print(f"tool definitions kept as residual (not in /agent/tools): {totals['residual tools']}")
+    for note, count in notes.items():
+        print(f"note: {count} document(s): {note}")
     if tools:
         print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}")
         for name, c in report["tools"].items():

@@ -20,7 +20,7 @@ import orjson
 from .errors import FormatError
 from .pointer import join
 
-__all__ = ["dumps", "dumps_text", "json_type", "loads", "may_hold_big_int", "short", "try_loads"]
+__all__ = ["dumps", "dumps_text", "json_shape", "json_type", "loads", "may_hold_big_int", "short", "try_loads"]
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
@@ -156,6 +156,22 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def json_shape(value: Any) -> str:
+    """What a value is, for a refusal: an object by its first keys (so "got object" says which object).
+
+    >>> json_shape({"trajectory": [], "id": 1}), json_shape({}), json_shape("x")
+    ('an object with keys trajectory, id', 'an empty object', 'string')
+    """
+    if isinstance(value, dict):
+        keys = [str(k) for k in value]
+        return (
+            "an object with keys " + ", ".join(keys[:6]) + (", …" if len(keys) > 6 else "")
+            if keys
+            else "an empty object"
+        )
+    return json_type(value)
 
 
 def short(value: Any, limit: int = 80) -> str:

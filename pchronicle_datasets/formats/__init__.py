@@ -21,8 +21,18 @@ import orjson
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
-from . import atif, chat, openai_msg, sharegpt, storyline_file
-from .base import CAPABILITIES, Format, Record, documents, first_value, first_values
+from . import (  # research agents' trajectories (#21)
+    atif,
+    chat,
+    mini_swe_agent,
+    openai_msg,
+    openhands,
+    role_text,
+    sharegpt,
+    storyline_file,
+    swe_agent,
+)
+from .base import CAPABILITIES, Format, Record, as_bytes, documents, first_value, first_values, parse_file
 from .source import BOM, Source, file_chunks, utf8
 
 __all__ = [
@@ -132,7 +142,7 @@ def unregister(name: str) -> None:
         _ALIASES.pop(alias, None)
 
 
-_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif)
+_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif, swe_agent, mini_swe_agent, openhands, role_text)
 for _module in _BUILTIN:
     register(_module)
 
@@ -183,21 +193,76 @@ def describe(sample: Any) -> str:
 READ_TRIAL_LIMIT = 16 << 20
 
 
-def _readers_of(data: bytes | Source) -> list[str] | None:
-    """The formats whose reader reads every record of ``data`` (at least one), or None when it is too big to try
-    (a ``Source`` is read at most that far, and replays from its start after)."""
+def _trials(data: bytes | Source) -> dict[str, PchronicleError | None] | None:
+    """Each format's reader tried on the whole of ``data``: None for a reader that reads every record (at least
+    one), else its first refusal; None when the file is too big to try (a ``Source`` is read at most that far,
+    and replays from its start after)."""
     data = data.whole_if_small(READ_TRIAL_LIMIT) if isinstance(data, Source) else data
     if data is None or len(data) > READ_TRIAL_LIMIT:
         return None
-    names = []
+    trials: dict[str, PchronicleError | None] = {}
+    unreadable: FormatError | None = None
+    try:  # every built-in reader reads JSON or JSON Lines: a file that is neither is refused by each alike
+        parse_file(as_bytes(data), None)
+    except FormatError as exc:
+        unreadable = exc
+    first = first_value(as_bytes(data))
+    if unreadable is None and (isinstance(first, list) and first and not isinstance(first[0], (dict, list))):
+        # An array of scalars is no record of any built-in format (each reads objects): not worth a reading each
+        unreadable = FormatError(f"its first record is {describe(first)} of scalars, which no built-in format holds")
     for module in _FORMATS.values():
+        if unreadable is not None and module in _BUILTIN:
+            trials[module.NAME] = unreadable
+            continue
+        error: Any = None
+        count = 0
         try:
-            records = list(module.iter_records(data, None))
+            for rec in module.iter_records(data, None):
+                count += 1
+                if rec.error is not None:  # its first refusal is all the message needs
+                    error = rec.error
+                    break
         except Exception:  # a reader that raises on data it does not know: it does not read the file
             continue
-        if records and all(rec.error is None for rec in records):
-            names.append(module.NAME)
-    return names
+        if error is None and count:
+            trials[module.NAME] = None
+        elif isinstance(error, PchronicleError):
+            trials[module.NAME] = error
+    return trials
+
+
+def _sample_keys(sample: Any) -> set[str]:
+    """The keys a record is known by: its own (of its first element, for an array), and those of the first
+    element of each array it holds (a message's ``role``, a step's ``action``)."""
+    if isinstance(sample, list):
+        sample = sample[0] if sample else None
+    if not isinstance(sample, dict):
+        return set()
+    keys = set(sample)
+    for value in sample.values():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            keys.update(value[0])
+    return keys
+
+
+def _closest(sample: Any) -> tuple[str, list[str]] | None:
+    """The format whose ``KEYS`` (the optional ``keys`` capability) the record shares most of — at least two —
+    and the shared keys; None when no format shares two."""
+    keys = _sample_keys(sample)
+    best: tuple[int, float, str, list[str]] | None = None
+    for module in _FORMATS.values():
+        keyed = capability(module, "keys")
+        known = tuple(keyed.KEYS) if keyed is not None else ()
+        shared = [k for k in known if k in keys]
+        score = (len(shared), len(shared) / max(1, len(known)))
+        if len(shared) >= 2 and (best is None or score > best[:2]):
+            best = (*score, module.NAME, shared)
+    return None if best is None else (best[2], best[3])
+
+
+def _how(name: str) -> str:
+    """The command and the option that read a file as ``name``."""
+    return f'--from {name} (load_dataset("pchronicle", "{name}"))'
 
 
 def detect(data: bytes | Source, document_id: str | None = None) -> Format:
@@ -218,12 +283,30 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     Traceback (most recent call last):
     ...
     pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
-object with keys history; no format reads it (tried atif, chat, openai-msg, sharegpt, storyline) in x.json
+object with keys history; no format reads it (tried atif, chat, mini-swe-agent, openai-msg, openhands, role-text, \
+sharegpt, storyline, swe-agent) in x.json
+
+    When a format shares keys with the file, the message names the closest one, what its reader says, and the
+    option that reads it once that is fixed:
+
+    >>> detect(b'{"schema_version": "2.0", "session_id": "s", "agent": {"name": "a"}, "steps": []}')
+    Traceback (most recent call last):
+    ...
+    pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
+object with keys schema_version, session_id, agent, steps; schema_version "2.0"; the closest format is atif (it \
+shares the keys schema_version, session_id, agent, steps), whose reader says /schema_version: not an ATIF 1.x \
+schema_version: '2.0' (expected 'ATIF-v1.N' or '1.N'; other versions are refused); once that is fixed, read it \
+with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, mini-swe-agent, openai-msg, openhands, \
+role-text, sharegpt, storyline, swe-agent)
     """
     first: Any = None
     looked = 0
     matches: list[Format] = []
-    for looked, sample in enumerate(islice(_samples(data), DETECT_RECORDS), 1):
+    beyond = False  # whether the file has records past the ones detection looks at
+    for looked, sample in enumerate(islice(_samples(data), DETECT_RECORDS + 1), 1):
+        if looked > DETECT_RECORDS:
+            beyond, looked = True, DETECT_RECORDS
+            break
         first = sample if looked == 1 else first
         matches = [m for m in _FORMATS.values() if m.sniff(sample)]
         if matches:
@@ -234,11 +317,27 @@ object with keys history; no format reads it (tried atif, chat, openai-msg, shar
     tried = ", ".join(sorted(_FORMATS))
     if not matches:
         more = f" (nor any of the {looked - 1} record(s) after it)" if looked > 1 else ""
-        readers = _readers_of(data)
-        if readers is None:
+        if beyond:  # what was tried, not what the file holds
+            more = (
+                f" (nor any of the {looked - 1} record(s) after it that detection looked at: it looks at a file's "
+                f"first {DETECT_RECORDS} records, and this one has more)"
+            )
+        trials = _trials(data)
+        close = _closest(first)
+        if trials is None:
             verdict = f"it is too big to try every reader ({tried}): name the format with --from"
-        elif readers:
-            verdict = f"read it with --from {' or --from '.join(readers)} (detection claims it for none: {tried})"
+            if close is not None:
+                verdict += f"; it looks closest to {close[0]} (keys {', '.join(close[1])}): {_how(close[0])}"
+        elif any(err is None for err in trials.values()):
+            readers = [name for name, err in trials.items() if err is None]
+            verdict = f"read it with {' or '.join(map(_how, readers))} (detection claims it for none: {tried})"
+        elif close is not None and isinstance(trials.get(close[0]), PchronicleError):
+            err = trials[close[0]]
+            where = getattr(err, "pointer", "") or "(root)"
+            verdict = (
+                f"the closest format is {close[0]} (it shares the keys {', '.join(close[1])}), whose reader says "
+                f"{where}: {err.reason}; once that is fixed, read it with {_how(close[0])} (tried {tried})"
+            )
         else:
             verdict = f"no format reads it (tried {tried})"
         raise FormatError(
@@ -260,7 +359,7 @@ def _samples(data: bytes | Source) -> Iterator[Any]:
     if not isinstance(data, Source):
         yield from first_values(data)
         return
-    head = data.first_lines(DETECT_RECORDS)
+    head = data.first_lines(DETECT_RECORDS + 1)  # one more: whether the file goes on past what detection looks at
     if head and isinstance(first_value(head[0][2]), (dict, list)):
         yield from first_values(b"\n".join(raw for *_, raw in head))
         return

@@ -25,6 +25,7 @@ __all__ = [
     "FolderWriter",
     "Format",
     "Hinted",
+    "Keyed",
     "LineReader",
     "Record",
     "Regrouping",
@@ -161,6 +162,14 @@ class Regrouping(Protocol):
     def build_group(self, key: str, rows: list, document_id: str | None, scan: bool = True) -> dict[str, Any]: ...
 
 
+@runtime_checkable
+class Keyed(Protocol):
+    """The top-level keys its records are known by (``KEYS``): when no format claims a file, detection names the
+    format whose keys the file shares most of (docs/formats/README.md, "When no format claims a file")."""
+
+    KEYS: tuple[str, ...]
+
+
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).
 CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
@@ -169,6 +178,7 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "batched_writer": (BatchedWriter, ("ENCODE_IN_BATCHES",)),
     "hints": (Hinted, ("HINTS",)),
     "regrouping": (Regrouping, ("group_of", "build_group")),
+    "keys": (Keyed, ("KEYS",)),
 }
 
 

@@ -23,6 +23,15 @@ from .base import Record, documents, read_records
 
 NAME = "storyline"
 ALIASES: tuple[str, ...] = ()
+KEYS = (
+    "schema_version",
+    "session",
+    "agent",
+    "turns",
+    "origin",
+    "src",
+    "msg",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # RFC-0001's file convention: {session}.storyline.json, one document each

@@ -24,7 +24,9 @@ DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
 # The format of each folder's files; exceptions by name below.
-FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif"}
+FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif",
+           "swe_agent": "swe-agent", "mini_swe_agent": "mini-swe-agent", "openhands": "openhands",
+           "role_text": "role-text"}  # fmt: skip
 
 
 def expected_format(path: Path) -> str:
@@ -49,6 +51,7 @@ def source_files() -> list[Path]:
     samples = [p for p in SAMPLES.rglob("*.json*") if p.is_file()]
     # Expected outputs that are not trajectories (expected documents, loss reports) are not sources.
     data = [p for p in DATA.rglob("*.json*") if p.is_file() and not p.name.endswith((".expected.json", ".losses.json"))]
+    data += DATA.rglob("*.traj")  # SWE-agent's trajectories keep their own extension
     return sorted(samples) + sorted(data)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import FormatError
 from ..base import Record, documents, read_records
-from .fields import NAME, SCHEMA
+from .fields import BARE, NAME, SCHEMA
 from .reader import read_trajectory
 from .writer import encode, trajectories, trajectory
 
@@ -40,6 +40,16 @@ __all__ = [
 ]
 
 ALIASES: tuple[str, ...] = ("harbor",)
+KEYS = (
+    "schema_version",
+    "session_id",
+    "agent",
+    "steps",
+    "final_metrics",
+    "step_id",
+    "source",
+    "message",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = False
@@ -48,12 +58,25 @@ ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the CLI writ
 
 def sniff(sample: Any) -> bool:
     """Whether the parsed first record is an ATIF trajectory: an object whose ``schema_version`` is
-    ``ATIF-v1.N`` and which has ``steps``."""
-    return (
+    ``ATIF-v1.N`` and which has ``steps`` — or whose ``schema_version`` is a bare ``1.N`` (as some harnesses
+    write it) with a ``steps`` array and an ``agent`` with a ``name``.
+
+    >>> sniff({"schema_version": "1.4", "agent": {"name": "a"}, "steps": []})
+    True
+    >>> sniff({"schema_version": "1.4", "steps": []})  # a bare number and steps alone are not enough
+    False
+    """
+    if not (
         isinstance(sample, dict)
         and isinstance(sample.get("schema_version"), str)
         and SCHEMA.fullmatch(sample["schema_version"]) is not None
         and "steps" in sample
+    ):
+        return False
+    # A bare "1.N" says less than "ATIF-v1.N": the rest must be ATIF's structure (steps, an agent with a name).
+    agent = sample.get("agent")
+    return BARE.fullmatch(sample["schema_version"]) is None or (
+        isinstance(sample["steps"], list) and isinstance(agent, dict) and isinstance(agent.get("name"), str)
     )
 
 

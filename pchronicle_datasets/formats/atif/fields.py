@@ -8,6 +8,8 @@ stays residual under its ATIF pointer, so nothing is dropped and the document st
 ('reason', 'str')
 >>> SCHEMA.fullmatch("ATIF-v1.5") is not None, SCHEMA.fullmatch("ATIF-v2.0") is not None
 (True, False)
+>>> SCHEMA.fullmatch("1.4") is not None, BARE.fullmatch("ATIF-v1.4") is not None
+(True, False)
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import re
 NAME = "atif"
 # RFC-0001: unknown versions fail closed; every 1.x file shares the Trajectory/Step shape (1.6 added
 # content parts, 1.7 trajectory_id and embedded subagents, 1.8 audio parts).
-SCHEMA = re.compile(r"ATIF-v1\.[0-9]+")
+# Some harnesses write the version without its prefix ("schema_version": "1.4"): read as ATIF 1.N, with a note
+# (/meta/atif/note, which `inspect` shows), and written back as it was.
+SCHEMA = re.compile(r"(?:ATIF-v)?1\.[0-9]+")
+BARE = re.compile(r"1\.[0-9]+")
 WRITTEN_SCHEMA = "ATIF-v1.8"  # what the writer stamps on documents not read from ATIF
 HINTS = "atif"  # /meta/atif: export hints of a document read from ATIF (where it was, what was derived)
 ENVELOPE = "_storyline"  # /extra/_storyline of a written trajectory: what ATIF cannot hold

@@ -23,7 +23,7 @@ from ...jsonio import json_type
 from ...pointer import join
 from ...schema import is_time
 from ..residual import Residual, read_extended_envelope
-from .fields import AGENT, CALL, CALL_REQUIRED, ENVELOPE, HINTS, NAME, ROOT, SCHEMA, STEP, STEP_REQUIRED
+from .fields import AGENT, BARE, CALL, CALL_REQUIRED, ENVELOPE, HINTS, NAME, ROOT, SCHEMA, STEP, STEP_REQUIRED
 from .tree import put, remove
 
 __all__ = ["envelope_of", "fits", "read_trajectory", "spawn_link"]
@@ -140,9 +140,12 @@ class _Reader:
             if not (isinstance(version, str) and SCHEMA.fullmatch(version)):
                 raise self.error(
                     join(at, "schema_version"),
-                    f"not an ATIF 1.x schema_version: {version!r} (expected 'ATIF-v1.N'; other versions are refused)",
+                    f"not an ATIF 1.x schema_version: {version!r} (expected 'ATIF-v1.N' or '1.N'; other versions "
+                    "are refused)",
                 )
             origin["schema_version"] = version
+            if BARE.fullmatch(version):
+                self.hints["note"] = f'schema_version "{version}" (no "ATIF-v" prefix) read as ATIF-v{version}'
         if self.document_id:
             origin["document_id"] = self.document_id
         story["origin"] = origin

@@ -18,6 +18,14 @@ from .reader import NAME, decode, iter_records, read_conversation, read_line, sn
 from .writer import encode, record
 
 ALIASES: tuple[str, ...] = ("openai-chat", "messages")
+KEYS = (
+    "messages",
+    "tools",
+    "model",
+    "role",
+    "content",
+    "tool_calls",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, short, try_loads
+from ...jsonio import dumps, json_shape, json_type, short, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join, parse
 from ..base import Record, documents, read_records
@@ -111,9 +111,12 @@ def sniff(sample: Any) -> bool:
     False
     >>> sniff({"conversations": [{"from": "human", "value": "hi"}]})  # ShareGPT
     False
+    >>> sniff({"messages": [], "trajectory_format": "mini-swe-agent-1.1"})  # the mini-swe-agent format's
+    False
     """
     if isinstance(sample, dict):
-        return is_record(sample)
+        # A record that names its trajectory_format is a harness trajectory (mini-swe-agent): not claimed here.
+        return is_record(sample) and not isinstance(sample.get("trajectory_format"), str)
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
             return True
@@ -387,7 +390,7 @@ class _Reader:
         result, or None when the message is kept whole as residual."""
         shape = shape_of(msg)
         if shape is None:
-            raise self.error(ptr, f"a message is an object with a string role, got {json_type(msg)}")
+            raise self.error(ptr, f"a message is an object with a string role, got {json_shape(msg)}")
         if shape in SHAPES and shape != OPENAI:
             return self._shaped(ptr, msg, where, shape)
         self.b.interrupt()

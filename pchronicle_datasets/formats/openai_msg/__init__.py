@@ -36,6 +36,15 @@ from .tables import (
 from .writer import encode
 
 ALIASES = ("openai-messages",)
+KEYS = (
+    "session_id",
+    "step_id",
+    "messages",
+    "tools",
+    "model",
+    "role",
+    "content",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = False

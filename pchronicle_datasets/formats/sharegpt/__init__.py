@@ -30,6 +30,13 @@ from .reader import decode, iter_records, read_line, sniff
 from .writer import FOLDER_FILES, encode, encode_folder, is_completed, record, source_conversation
 
 ALIASES = ("agent-jsonl",)
+KEYS = (
+    "conversations",
+    "from",
+    "value",
+    "tools",
+    "system",
+)  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
 OUTPUT = "folder"  # the CLI writes the seed's two files (encode_folder); from_storyline gives one text
 PER_DOCUMENT = False

@@ -1,0 +1,213 @@
+"""One mini-SWE-agent trajectory (``{"info", "messages", "trajectory_format"}``) → one Storyline document
+(docs/formats/mini-swe-agent.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import FormatError
+from ...jsonio import json_shape, json_type
+from ...schema import is_time
+from ..layout import Layout, walkable
+from ..residual import origin
+
+NAME = "mini-swe-agent"
+ROLE_SRC = {"assistant": "agent"}
+SRC_ROLE = {"agent": "assistant"}
+INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool"}
+INFO = {"exit_status": "status", "submission": "final_answer"}  # info key → /task/result key (non-empty strings)
+
+
+def is_record(value: Any) -> bool:
+    """An object with a ``messages`` array and a ``trajectory_format`` ``mini-swe-agent…``."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("messages"), list)
+        and isinstance(value.get("trajectory_format"), str)
+        and value["trajectory_format"].startswith("mini-swe-agent")
+    )
+
+
+class _Reader:
+    def __init__(self, document_id: str | None, line: int | None) -> None:
+        self.document_id = document_id
+        self.line = line
+        self.lay = Layout(NAME, document_id, INVERSE)
+        self.turns: list[dict[str, Any]] = []
+        self.by_id: dict[str, int] = {}
+        self.tcids: set[str] = set()
+        self.answered: set[str] = set()
+
+    def error(self, pointer: str, reason: str) -> FormatError:
+        return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
+
+    def read(self, value: dict, session: str) -> dict[str, Any]:
+        lay = self.lay
+        story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, self.document_id)}
+        story["origin"]["schema_version"] = value["trajectory_format"]
+        lay.map("/trajectory_format", value["trajectory_format"], "/origin/schema_version", value["trajectory_format"])
+        story["session"] = session
+        story["agent"] = {"id": NAME, "name": NAME}
+        messages = value["messages"]
+        if not messages:
+            lay.keep("/messages", messages)
+        for m, msg in enumerate(messages):
+            self.message(f"/messages/{m}", msg)
+        story["turns"] = self.turns
+        task: dict[str, Any] = {}
+        for key, val in value.items():
+            if key in ("messages", "trajectory_format"):
+                continue
+            if key == "_storyline" and lay.kept.take_envelope(val):
+                continue
+            if key == "instance_id" and isinstance(val, str) and val:
+                story["session"] = val
+                lay.map("/instance_id", val, "/session", val)
+            elif key == "info" and isinstance(val, dict) and walkable(val):
+                self.info(val, task, story)
+            else:
+                lay.keep(f"/{key}", val)
+        if task:
+            story["task"] = task
+        story["meta"] = {NAME: lay.hints("object")}
+        return lay.kept.finish(story)
+
+    def info(self, info: dict, task: dict, story: dict) -> None:
+        lay = self.lay
+        if not info:
+            lay.keep("/info", info)
+        for key, val in info.items():
+            ptr = f"/info/{key}"
+            if key in INFO and isinstance(val, str) and val:
+                task.setdefault("result", {})[INFO[key]] = val
+                lay.map(ptr, val, f"/task/result/{INFO[key]}", val)
+            elif key == "model_stats":
+                story["final_metrics"] = val
+                lay.map(ptr, val, "/final_metrics", val)
+            elif key == "mini_version" and isinstance(val, str):
+                story["agent"]["ver"] = val
+                lay.map(ptr, val, "/agent/ver", val)
+            else:
+                lay.keep(ptr, val)
+        model = (info.get("config") or {}).get("model") if isinstance(info.get("config"), dict) else None
+        name = model.get("model_name") if isinstance(model, dict) else None
+        if isinstance(name, str) and name:
+            story["agent"]["model"] = name  # a copy: info.config stays residual
+
+    def tcid(self, wanted: Any, generated: str) -> tuple[str, bool]:
+        if isinstance(wanted, str) and wanted and wanted not in self.tcids:
+            self.tcids.add(wanted)
+            return wanted, True
+        tcid, n = generated, 1
+        while tcid in self.tcids:
+            n += 1
+            tcid = f"{generated}-{n}"
+        self.tcids.add(tcid)
+        return tcid, False
+
+    def message(self, ptr: str, msg: Any) -> None:
+        lay = self.lay
+        if not (isinstance(msg, dict) and isinstance(msg.get("role"), str) and msg["role"] and walkable(msg)):
+            raise self.error(ptr, f"a message is an object with a string role, got {json_shape(msg)}")
+        role = msg["role"]
+        if role == "tool" and self.result(ptr, msg):
+            return
+        t = len(self.turns)
+        m = ptr.rsplit("/", 1)[1]
+        turn: dict[str, Any] = {"id": t + 1, "src": ROLE_SRC.get(role, role), "msg": msg.get("content")}
+        lay.map(f"{ptr}/role", role, f"/turns/{t}/src", turn["src"], "role")
+        if "content" in msg:
+            lay.map(f"{ptr}/content", msg["content"], f"/turns/{t}/msg", msg["content"])
+        used = {"role", "content"}
+        calls: list[dict[str, Any]] = []
+        if role == "assistant" and isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
+            used.add("tool_calls")
+            for c, call in enumerate(msg["tool_calls"]):
+                entry = lay.openai_call(
+                    f"{ptr}/tool_calls/{c}", call, f"/turns/{t}/tool_calls/{len(calls)}", self.tcids
+                )
+                if entry is not None:
+                    self.by_id[entry["tcid"]] = t
+                    calls.append(entry)
+        extra = msg.get("extra")
+        if isinstance(extra, dict) and walkable(extra):
+            used.add("extra")
+            self.extra(f"{ptr}/extra", extra, turn, t, m, text_calls=role == "assistant" and not calls, calls=calls)
+        if calls:
+            turn["tool_calls"] = calls
+        lay.rest(msg, ptr, used)
+        self.turns.append(turn)
+
+    def extra(self, ptr: str, extra: dict, turn: dict, t: int, m: str, *, text_calls: bool, calls: list) -> None:
+        lay = self.lay
+        if not extra:
+            lay.keep(ptr, extra)
+        for key, val in extra.items():
+            if (
+                key == "timestamp"
+                and (isinstance(val, (int, float, str)) and not isinstance(val, bool))
+                and is_time(val)
+            ):
+                turn["ts"] = val
+                lay.map(f"{ptr}/timestamp", val, f"/turns/{t}/ts", val)
+            elif key == "actions" and text_calls and isinstance(val, list) and val:
+                for a, action in enumerate(val):
+                    aptr = f"{ptr}/actions/{a}"
+                    if not (isinstance(action, dict) and walkable(action) and isinstance(action.get("command"), str)):
+                        lay.keep(aptr, action)
+                        continue
+                    c = len(calls)
+                    tcid, own = self.tcid(action.get("tool_call_id"), f"action-{m}-{a}")
+                    calls.append({"tcid": tcid, "fn": "bash", "args": {"command": action["command"]}})
+                    lay.map(
+                        f"{aptr}/command",
+                        action["command"],
+                        f"/turns/{t}/tool_calls/{c}/args/command",
+                        action["command"],
+                    )
+                    used = ["command"]
+                    if own:
+                        self.by_id[tcid] = t
+                        lay.map(f"{aptr}/tool_call_id", tcid, f"/turns/{t}/tool_calls/{c}/tcid", tcid)
+                        used.append("tool_call_id")
+                    lay.rest(action, aptr, used)
+            else:
+                lay.keep(f"{ptr}/{key}", val)
+
+    def result(self, ptr: str, msg: dict) -> bool:
+        cid = msg.get("tool_call_id")
+        if not (isinstance(cid, str) and cid in self.by_id and cid not in self.answered):
+            return False
+        self.answered.add(cid)
+        t = self.by_id[cid]
+        results = self.turns[t].setdefault("observation", {"results": []})["results"]
+        at = f"/turns/{t}/observation/results/{len(results)}"
+        result: dict[str, Any] = {}
+        if "content" in msg:
+            result["content"] = msg["content"]
+            self.lay.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
+        result["source_call_id"] = cid
+        self.lay.map(f"{ptr}/role", "tool", f"{at}/source_call_id", cid, "tool_role")
+        self.lay.map(f"{ptr}/tool_call_id", cid, f"{at}/source_call_id", cid)
+        self.lay.rest(msg, ptr, ("role", "content", "tool_call_id"))
+        results.append(result)
+        return True
+
+
+def read_trajectory(value: Any, document_id: str | None, line: int | None, session: str) -> dict[str, Any]:
+    """The Storyline document of one parsed mini-SWE-agent trajectory; ``FormatError`` with its pointer."""
+    if not (isinstance(value, dict) and walkable(value) and isinstance(value.get("messages"), list)):
+        raise FormatError(
+            f"a mini-swe-agent trajectory is an object with a messages array, got {json_type(value)}",
+            pointer="/messages" if isinstance(value, dict) else "",
+            document_id=document_id,
+            line=line,
+        )
+    if not isinstance(value.get("trajectory_format"), str):
+        raise FormatError(
+            "a mini-swe-agent trajectory names its trajectory_format (a string)",
+            pointer="/trajectory_format",
+            document_id=document_id,
+            line=line,
+        )
+    return _Reader(document_id, line).read(value, session)

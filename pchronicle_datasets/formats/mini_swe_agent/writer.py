@@ -1,0 +1,89 @@
+"""Storyline documents → mini-SWE-agent trajectories: a document read from mini-swe-agent exactly as it was (its
+residual and pointer map), any other from its Storyline fields with every value the trajectory cannot hold
+counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...losses import for_document
+from ..layout import LayoutError, rebuild, report_unwritten
+from ..residual import envelope, other_sources, source_fields
+from .reader import INVERSE, NAME, SRC_ROLE
+
+__all__ = ["WRITTEN_FORMAT", "encode", "trajectory"]
+
+WRITTEN_FORMAT = "mini-swe-agent-1.1"  # what documents not read from mini-swe-agent are written as
+_WRITTEN = {
+    "": ("session", "turns", "task", "final_metrics", "unknown_fields"),
+    "agent": ("id", "name", "ver", "model"),
+    "task": ("/task/result/status", "/task/result/final_answer"),
+    "turn": ("id", "src", "msg", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args"),
+    "result": ("content", "source_call_id"),
+}
+
+
+def _arguments(args: Any) -> str:
+    return args if isinstance(args, str) else orjson.dumps(args).decode()
+
+
+def trajectory(story: dict[str, Any]) -> dict[str, Any]:
+    """The mini-SWE-agent trajectory of one document."""
+    if (story.get("origin") or {}).get("format") == NAME:
+        try:
+            return rebuild(story, (source_fields(story, NAME) or {}).get("fields") or {}, INVERSE, NAME)
+        except LayoutError:
+            pass  # an edited document: written from its fields
+    messages: list[dict[str, Any]] = []
+    for turn in story["turns"]:
+        msg: dict[str, Any] = {"role": SRC_ROLE.get(turn["src"], turn["src"]), "content": turn["msg"]}
+        calls = turn.get("tool_calls") or []
+        if calls:
+            msg["tool_calls"] = [
+                {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": _arguments(c["args"])}}
+                for c in calls
+            ]
+        messages.append(msg)
+        obs = turn.get("observation")
+        results = obs.get("results") if isinstance(obs, dict) else None
+        for result in results if isinstance(results, list) else ():
+            if isinstance(result, dict):
+                out: dict[str, Any] = {"role": "tool", "content": result.get("content")}
+                if isinstance(result.get("source_call_id"), str):
+                    out["tool_call_id"] = result["source_call_id"]
+                messages.append(out)
+    info: dict[str, Any] = {}
+    result = (story.get("task") or {}).get("result") or {}
+    if "status" in result:
+        info["exit_status"] = result["status"]
+    if "final_answer" in result:
+        info["submission"] = result["final_answer"]
+    if "final_metrics" in story:
+        info["model_stats"] = story["final_metrics"]
+    if isinstance(story["agent"].get("ver"), str):
+        info["mini_version"] = story["agent"]["ver"]
+    if isinstance(story["agent"].get("model"), str):
+        info["config"] = {"model": {"model_name": story["agent"]["model"]}}  # where mini-swe-agent names its model
+    out_traj: dict[str, Any] = {
+        "instance_id": story["session"],
+        "info": info,
+        "messages": messages,
+        "trajectory_format": WRITTEN_FORMAT,
+    }
+    report_unwritten(story, NAME, _WRITTEN)
+    carried = envelope(other_sources(story, NAME))
+    if carried is not None:
+        out_traj["_storyline"] = carried
+    return out_traj
+
+
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
+    """One compact trajectory object per line (one document: a valid ``.traj.json`` file)."""
+    lines = []
+    for story in stories:
+        with for_document(story.get("session")):
+            lines.append(orjson.dumps(trajectory(story)).decode() + "\n")
+    return "".join(lines)

@@ -1,0 +1,84 @@
+"""Storyline documents → SWE-agent ``.traj`` objects: a document read from SWE-agent exactly as it was (its
+residual and pointer map), any other from its Storyline fields with every value a ``.traj`` cannot hold
+counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...losses import for_document
+from ..layout import LayoutError, rebuild, report_unwritten
+from ..residual import envelope, other_sources, source_fields
+from .reader import INVERSE, NAME, SRC_ROLE
+
+__all__ = ["encode", "trajectory"]
+
+_WRITTEN = {
+    "": ("turns", "task", "final_metrics", "unknown_fields"),
+    "agent": ("id", "name", "model"),
+    "task": ("/task/env/name", "/task/result/status", "/task/result/final_answer"),
+    "turn": ("id", "src", "msg", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args"),
+    "result": ("content", "source_call_id"),
+}
+
+
+def _arguments(args: Any) -> str:
+    return args if isinstance(args, str) else orjson.dumps(args).decode()
+
+
+def trajectory(story: dict[str, Any]) -> dict[str, Any]:
+    """The ``.traj`` object of one document."""
+    if (story.get("origin") or {}).get("format") == NAME:
+        try:
+            return rebuild(story, (source_fields(story, NAME) or {}).get("fields") or {}, INVERSE, NAME)
+        except LayoutError:
+            pass  # an edited document: written from its fields
+    history: list[dict[str, Any]] = []
+    for turn in story["turns"]:
+        msg: dict[str, Any] = {"role": SRC_ROLE.get(turn["src"], turn["src"]), "content": turn["msg"]}
+        calls = turn.get("tool_calls") or []
+        if calls:
+            msg["tool_calls"] = [
+                {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": _arguments(c["args"])}}
+                for c in calls
+            ]
+        history.append(msg)
+        results = (turn.get("observation") or {}).get("results") if isinstance(turn.get("observation"), dict) else None
+        for result in results if isinstance(results, list) else ():
+            if isinstance(result, dict):
+                out: dict[str, Any] = {"role": "tool", "content": result.get("content")}
+                if isinstance(result.get("source_call_id"), str):
+                    out["tool_call_ids"] = [result["source_call_id"]]
+                history.append(out)
+    task = story.get("task") or {}
+    info: dict[str, Any] = {}
+    result = task.get("result") or {}
+    if "status" in result:
+        info["exit_status"] = result["status"]
+    if "final_answer" in result:
+        info["submission"] = result["final_answer"]
+    if "final_metrics" in story:
+        info["model_stats"] = story["final_metrics"]
+    out_traj: dict[str, Any] = {"trajectory": [], "history": history, "info": info}
+    env = (task.get("env") or {}).get("name")
+    if isinstance(env, str):
+        out_traj["environment"] = env
+    if isinstance(story["agent"].get("model"), str):
+        out_traj["replay_config"] = {"agent": {"model": {"name": story["agent"]["model"]}}}  # SWE-agent's model
+    report_unwritten(story, NAME, _WRITTEN)
+    carried = envelope(other_sources(story, NAME))
+    if carried is not None:
+        out_traj["_storyline"] = carried
+    return out_traj
+
+
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
+    """One compact ``.traj`` object per line (one document: a valid ``.traj`` file)."""
+    lines = []
+    for story in stories:
+        with for_document(story.get("session")):
+            lines.append(orjson.dumps(trajectory(story)).decode() + "\n")
+    return "".join(lines)

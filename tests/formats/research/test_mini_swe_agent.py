@@ -1,0 +1,91 @@
+"""The ``mini-swe-agent`` format (docs/formats/mini-swe-agent.md): text-protocol and tool-calling
+trajectories; counted from the source here; same-source round trips give equal JSON."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+import pchronicle_datasets as pc
+from pchronicle_datasets import FormatError
+from pchronicle_datasets.formats import detect
+
+from .common import DATA, calls, load_auto, records, results, written
+
+FILES = sorted((DATA / "mini_swe_agent").glob("*.traj.json"))
+
+
+def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
+    stories = load_auto(FILES, tmp_path)
+    by_file = {s["origin"]["document_id"].rsplit("/", 1)[-1]: s for s in stories}
+    for path in FILES:
+        story = by_file[path.name]
+        [source] = records(path)
+        assert story["origin"] == {
+            "format": "mini-swe-agent",
+            "schema_version": "mini-swe-agent-1.1",
+            "document_id": story["origin"]["document_id"],
+        }
+        messages = [m for m in source["messages"] if m["role"] != "tool"]
+        assert [t["msg"] for t in story["turns"]] == [m["content"] for m in messages]
+        want = []
+        for m, msg in enumerate(source["messages"]):
+            if msg.get("tool_calls"):
+                want += [
+                    (c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"]))
+                    for c in msg["tool_calls"]
+                ]
+            elif msg["role"] == "assistant":
+                want += [
+                    (f"action-{m}-{a}", "bash", {"command": x["command"]})
+                    for a, x in enumerate(msg["extra"]["actions"])
+                ]
+        assert calls(story) == want
+        assert results(story) == [(m["tool_call_id"], m["content"]) for m in source["messages"] if m["role"] == "tool"]
+        assert story["task"]["result"]["status"] == source["info"]["exit_status"]
+        assert story["final_metrics"] == source["info"]["model_stats"]
+        assert story["agent"]["ver"] == "2.3.0"
+    text = by_file["text_protocol.traj.json"]
+    assert text["agent"]["model"] == "deepseek/deepseek-chat"
+    assert [t["src"] for t in text["turns"]] == ["system", "user", "agent", "user", "agent", "exit"]
+    assert text["turns"][2]["ts"] == 1766000000.25
+    assert by_file["tool_calling.traj.json"]["session"] == "astropy__astropy-12907"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_same_source_round_trip_is_equal_json(path):
+    stories = pc.into_storyline("auto", path.read_bytes(), document_id=path.name)
+    assert written(pc.from_storyline("mini-swe-agent", stories)) == records(path)
+
+
+def test_a_bare_message_list_is_chat_and_a_named_format_is_not():
+    [source] = records(FILES[0])
+    assert detect(orjson.dumps(source["messages"])).NAME == "chat"
+    assert detect(orjson.dumps(source)).NAME == "mini-swe-agent"
+
+
+def test_other_documents_are_written_as_trajectories():
+    chat = {
+        "id": "s1",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        ],
+    }
+    [story] = pc.into_storyline("chat", orjson.dumps(chat), document_id="c.json")
+    [back] = pc.into_storyline("auto", pc.from_storyline("mini-swe-agent", [story]), document_id="c.traj.json")
+    assert back["session"] == "s1" and calls(back) == [("c1", "bash", {"command": "ls"})]
+    assert results(back) == [("c1", "a.py")]
+
+
+def test_a_message_that_is_not_one_is_refused_with_its_pointer():
+    bad = {"messages": [{"role": "user", "content": "x"}, 3], "trajectory_format": "mini-swe-agent-1"}
+    with pytest.raises(FormatError, match=r"/messages/1: a message is an object with a string role, got integer"):
+        pc.into_storyline("auto", orjson.dumps(bad), document_id="m.traj.json")

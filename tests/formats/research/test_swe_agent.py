@@ -1,0 +1,140 @@
+"""The ``swe-agent`` format (docs/formats/swe-agent.md) on SWE-agent's own test trajectory and hand-written
+text-protocol cases: every call, result and message in its place, counted from the source here, not by the
+reader; same-source round trips give equal JSON."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+import pchronicle_datasets as pc
+from pchronicle_datasets import FormatError
+from pchronicle_datasets.losses import collect_losses
+
+from .common import DATA, calls, load_auto, records, results, written
+
+TRAJ = DATA / "swe_agent" / "6e44b9__sweagenttestrepo-1c2844.traj"
+
+TEXT_PROTOCOL = {
+    "environment": "main",
+    "trajectory": [
+        {
+            "action": "ls",
+            "observation": "a.py",
+            "response": "DISCUSSION\nLook first.\n```\nls\n```",
+            "thought": "DISCUSSION\nLook first.",
+            "state": {"open_file": "n/a", "working_dir": "/repo"},
+        },
+        {"action": "submit", "observation": "diff", "response": "```\nsubmit\n```", "thought": ""},
+    ],
+    "history": [
+        {"role": "system", "content": "SETTING: …", "agent": "main"},
+        {"role": "user", "content": "ISSUE: fix it", "agent": "main"},
+        {
+            "role": "assistant",
+            "content": "DISCUSSION\nLook first.\n```\nls\n```",
+            "thought": "DISCUSSION\nLook first.",
+            "action": "ls",
+            "agent": "main",
+        },
+        {"role": "user", "content": "a.py\n(Open file: n/a)\nbash-$", "agent": "main"},
+        {"role": "assistant", "content": "```\nsubmit\n```", "thought": "", "action": "submit", "agent": "main"},
+    ],
+    "info": {"exit_status": "submitted", "submission": "diff", "model_stats": {"api_calls": 2}},
+    "replay_config": '{"agent": {"model": {"name": "gpt-4o"}}}',
+}
+
+
+def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
+    [story] = load_auto([TRAJ], tmp_path)
+    [source] = records(TRAJ)
+    assert story["origin"]["format"] == "swe-agent"
+    history = source["history"]
+    messages = [m for m in history if m["role"] != "tool"]
+    want_calls = [
+        (c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"]))
+        for m in history
+        for c in m.get("tool_calls") or ()
+    ]
+    # the 5th step (submit) has no history message: its own turn, its action a bash call, its observation the result
+    step = source["trajectory"][-1]
+    got = calls(story)
+    assert got[:-1] == want_calls and got[-1][1:] == ("bash", {"command": step["action"]})
+    assert results(story) == [(m["tool_call_ids"][0], m["content"]) for m in history if m["role"] == "tool"] + [
+        (got[-1][0], step["observation"])
+    ]
+    assert [t["msg"] for t in story["turns"]] == [m["content"] for m in messages] + [step["response"]]
+    assert [t["src"] for t in story["turns"]] == ["system", "user", "agent", "agent", "agent", "agent", "agent"]
+    assert story["task"] == {
+        "env": {"name": "main"},
+        "result": {"status": "submitted", "final_answer": source["info"]["submission"]},
+    }
+    assert story["final_metrics"] == source["info"]["model_stats"]
+    assert story["agent"]["model"] == "gpt-4o"
+    assert story["turns"][2]["env"] == {"state": source["trajectory"][0]["state"]}
+    fields = story["unknown_fields"]["sources"]["swe-agent"]["fields"]
+    assert "/replay_config" in fields and "/info/edited_files30" in fields
+    # trajectory values equal to history's are not kept twice
+    assert "/trajectory/0/response" not in fields and "/trajectory/0/thought" not in fields
+    assert "/trajectory/0/observation" in fields  # the raw observation differs from the tool message
+
+
+def test_same_source_round_trip_is_equal_json():
+    stories = pc.into_storyline("auto", TRAJ.read_bytes(), document_id=TRAJ.name)
+    assert written(pc.from_storyline("swe-agent", stories)) == records(TRAJ)
+
+
+def test_text_protocol_keeps_the_text_and_maps_the_action_to_a_call():
+    [story] = pc.into_storyline("auto", orjson.dumps(TEXT_PROTOCOL), document_id="t.traj")
+    turn = story["turns"][2]
+    assert turn["msg"] == TEXT_PROTOCOL["history"][2]["content"]  # exactly, bash block included
+    assert turn["tool_calls"] == [{"tcid": "action-2", "fn": "bash", "args": {"command": "ls"}}]
+    assert turn["observation"] == {"results": [{"content": "a.py", "source_call_id": "action-2"}]}
+    assert story["turns"][3] == {"id": 4, "src": "user", "msg": "a.py\n(Open file: n/a)\nbash-$"}
+    assert story["agent"]["model"] == "gpt-4o"
+    fields = story["unknown_fields"]["sources"]["swe-agent"]["fields"]
+    assert fields["/history/2/thought"] == "DISCUSSION\nLook first."  # the thought is visible text, not reasoning
+    assert "reason" not in turn
+    assert written(pc.from_storyline("swe-agent", [story])) == [TEXT_PROTOCOL]
+
+
+def test_to_messages_writes_each_call_once():
+    [story] = pc.into_storyline("auto", TRAJ.read_bytes(), document_id=TRAJ.name)
+    out = pc.to_messages(story)["messages"]
+    ids = [c["id"] for m in out for c in m.get("tool_calls") or ()]
+    assert len(ids) == len(set(ids)) == 5
+    assert sum(m["role"] == "tool" for m in out) == 5
+
+
+def test_other_documents_are_written_with_their_losses_counted():
+    chat = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        ],
+        "split": "train",
+    }
+    [story] = pc.into_storyline("chat", orjson.dumps(chat), document_id="c.json")
+    story["turns"][0]["ts"] = "2026-01-01T00:00:00Z"
+    with collect_losses() as report:
+        text = pc.from_storyline("swe-agent", [story])
+    assert report.counts["not in swe-agent: /turns/*/ts"] == 1
+    [back] = pc.into_storyline("swe-agent", text, document_id="c.traj")
+    assert calls(back) == [("c1", "ls", {})] and results(back) == [("c1", "a.py")]
+    assert back["unknown_fields"]["sources"]["chat"]["fields"] == {"/split": "train"}  # carried in /_storyline
+
+
+def test_a_message_that_is_not_one_is_refused_with_its_pointer():
+    bad = dict(TEXT_PROTOCOL, history=[{"role": "user", "content": "x"}, "oops"])
+    with pytest.raises(FormatError, match=r"/history/1: a history message is an object with a string role"):
+        pc.into_storyline("swe-agent", orjson.dumps(bad), document_id="t.traj")
+
+
+def test_a_bare_history_is_not_claimed_but_the_refusal_names_the_reader():
+    with pytest.raises(FormatError, match="read it with --from swe-agent"):
+        pc.into_storyline("auto", orjson.dumps({"history": TEXT_PROTOCOL["history"]}), document_id="demo.traj")
