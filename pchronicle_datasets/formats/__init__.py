@@ -102,7 +102,10 @@ def _check_capabilities(module: Any) -> None:
             )
         for member in members:
             value = getattr(module, member)
-            if member.isupper() and member != "HINTS" and not isinstance(value, bool):
+            if member == "KEYS":
+                if not (isinstance(value, (tuple, list, frozenset)) and all(isinstance(k, str) for k in value)):
+                    raise TypeError(f"a format's KEYS is the keys its records are known by (strings), got {value!r}")
+            elif member.isupper() and member != "HINTS" and not isinstance(value, bool):
                 raise TypeError(f"a format's {member} is True or False, got {value!r}")
             if member == "HINTS" and not (isinstance(value, str) and value):
                 raise TypeError(f"a format's HINTS is the /meta key of its export hints (a string), got {value!r}")
