@@ -21,6 +21,7 @@ from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
 from .losses import LossReport, collect_losses
 from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages, encode_messages
+from .redact import RedactionConfig, RedactionError, Redactor, redact, redact_row
 from .schema import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
@@ -44,6 +45,9 @@ __all__ = [
     "FormatError",
     "LossReport",
     "PchronicleError",
+    "RedactionConfig",
+    "RedactionError",
+    "Redactor",
     "StorylineError",
     "collect_losses",
     "compute_tool_stats",
@@ -61,6 +65,8 @@ __all__ = [
     "into_storyline",
     "iter_errors",
     "push_to_hub",
+    "redact",
+    "redact_row",
     "row_to_story",
     "rows_to_table",
     "story_to_row",
