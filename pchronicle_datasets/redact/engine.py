@@ -119,8 +119,9 @@ class Redactor:
         if pos < len(text):
             yield pos, len(text)
 
-    def find(self, text: str) -> list[tuple[int, int, str, str]]:
-        """The values to redact in ``text``: (start, end, rule id, kind), not overlapping, in order."""
+    def find(self, text: str, only: frozenset[str] | None = None) -> list[tuple[int, int, str, str]]:
+        """The values to redact in ``text``: (start, end, rule id, kind), not overlapping, in order;
+        ``only``: these rule ids alone (no denylist, no PII)."""
         if len(text) < 6 or is_image_base64(text):
             return []
         found: list[tuple[int, int, int, str, str]] = []  # (priority, start, end, rule, kind)
@@ -129,15 +130,24 @@ class Redactor:
             part = text[start:end]
             part_lower = lower[start:end]
             for priority, rule in enumerate(self.rules):
+                if only is not None and rule.id not in only:
+                    continue
                 if rule.keywords and not any(k in part_lower for k in rule.keywords):
                     continue
                 for m in rule.pattern.finditer(part):
                     group = next((g for g in ("s", "t") if g in m.re.groupindex and m.group(g) is not None), 0)
                     value = m.group(group)
-                    if not value or not rule.accepts(value) or self.allowed(rule, value):
+                    if not value:
                         continue
                     s, e = m.span(group)
-                    found.append((priority, start + s, start + e, rule.id, rule.kind))
+                    if rule.known_safe(value) or self.allowed(rule, value):
+                        # Claimed as safe: no later rule redacts this span (the AWS documentation key
+                        # is no generic secret either).
+                        found.append((priority, start + s, start + e, "", ""))
+                    elif rule.accepts(value):
+                        found.append((priority, start + s, start + e, rule.id, rule.kind))
+            if only is not None:
+                continue
             if self._deny and self._deny_first & set(part):
                 for secret in self._deny:
                     i = part.find(secret)
@@ -153,13 +163,14 @@ class Redactor:
         for _, s, e, rule_id, kind in found:
             if all(e <= cs or s >= ce for cs, ce, _, _ in chosen):
                 chosen.append((s, e, rule_id, kind))
-        chosen.sort()
-        return chosen
+        return sorted(c for c in chosen if c[2])
 
-    def text(self, text: str, *, file: str | None = None, pointer: str = "") -> str:
+    def text(
+        self, text: str, *, file: str | None = None, pointer: str = "", only: frozenset[str] | None = None
+    ) -> str:
         """``text`` with every value found replaced by its placeholder; each counted in the report."""
         self.report.strings += 1
-        hits = self.find(text)
+        hits = self.find(text, only)
         if not hits:
             return text
         out = []

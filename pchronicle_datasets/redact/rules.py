@@ -49,9 +49,11 @@ class Rule:
         """Whether a value the pattern found is one this rule redacts."""
         if self.min_entropy and entropy(value) < self.min_entropy:
             return False
-        if self.allow is not None and self.allow.search(value):
-            return False
         return self.check is None or self.check(value)
+
+    def known_safe(self, value: str) -> bool:
+        """A value of this rule's shape known to be safe: no other rule may redact it either."""
+        return self.allow is not None and bool(self.allow.search(value))
 
 
 def entropy(text: str) -> float:
@@ -135,7 +137,7 @@ def _email(value: str) -> bool:
 # --------------------------------------------------------------------------------------------- rules
 
 _END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet does
-_START = r"(?<![A-Za-z0-9_+/=-])"  # …and starts where it begins (not inside a longer base64 run)
+_START = r"(?<![A-Za-z0-9_-])"  # …and starts where it begins (not inside a longer token)
 
 
 def _rx(pattern: str, flags: int = 0) -> re.Pattern:
@@ -168,7 +170,7 @@ RULES: tuple[Rule, ...] = (
         "aws-secret-access-key",
         "An AWS secret access key: 40 base64 characters after a name saying AWS and secret",
         _rx(
-            r"(?i)aws[\w.-]{0,20}?(?:secret|sk)[\w.-]{0,20}[\"']?\s*[:=]\s*[\"']?"
+            r"(?i)aws[\w.-]{0,20}?(?:secret|sk)[\w.-]{0,20}[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         OWN + " (gitleaks has no standalone rule; its generic rule finds these)",
@@ -273,7 +275,7 @@ RULES: tuple[Rule, ...] = (
         "A database password assigned in a .env or config line (DB_PASSWORD=…, POSTGRES_PASSWORD: …)",
         _rx(
             r"(?i)(?<![A-Za-z0-9])(?:[A-Z0-9]{1,30}_){0,4}(?:DB|DATABASE|MYSQL|POSTGRES|POSTGRESQL|PG|MONGO|MONGODB|REDIS|MARIADB|MSSQL|SQL)"
-            r"_?(?:PASSWORD|PASSWD|PASS|PWD)[\"']?\s*[:=]\s*[\"']?(?P<s>[^\s\"'#,;]+)"
+            r"_?(?:PASSWORD|PASSWD|PASS|PWD)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'#,;]+)"
         ),
         OWN,
         ("pass", "pwd"),
@@ -284,7 +286,7 @@ RULES: tuple[Rule, ...] = (
         "bearer-token",
         "A credential in an HTTP header (Authorization: Bearer …, Basic …, X-Api-Key: …) or after 'Bearer'",
         _rx(
-            r"(?i)(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token)[\"']?\s*[:=]\s*[\"']?"
+            r"(?i)(?:(?:proxy-)?authorization|x-api-key|api-key|x-auth-token)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?:(?:bearer|basic|token)\s+)?(?P<s>[A-Za-z0-9._~+/-]{16,}=*)"
             r"|\bbearer\s+(?P<t>[A-Za-z0-9._~+/-]{20,}=*)"
         ),
@@ -298,7 +300,7 @@ RULES: tuple[Rule, ...] = (
         "secret",
         "A high-entropy value assigned to a name ending in KEY, TOKEN or SECRET (API_KEY=…, auth_token: …)",
         _rx(
-            r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,60}?(?:key|token|secret)[\"']?\s*[:=]>?\s*[\"']?"
+            r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,60}?(?:key|token|secret)[\"']?[ \t]*[:=]>?[ \t]*[\"']?"
             r"(?P<s>[A-Za-z0-9/+=._~-]{12,200})(?![A-Za-z0-9/+=._~-])"
         ),
         GITLEAKS.format("generic-api-key"),
@@ -310,7 +312,7 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         "password",
         "A password assigned in text (password: …, passwd=…, \"password\": \"…\")",
-        _rx(r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_.-]){0,4}(?:password|passwd|pwd)[\"']?\s*[:=]\s*[\"']?(?P<s>[^\s\"'<>,;]{6,100})"),
+        _rx(r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_.-]){0,4}(?:password|passwd|pwd)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'<>,;]{6,100})"),
         OWN,
         ("pass", "pwd"),
         min_entropy=2.0,

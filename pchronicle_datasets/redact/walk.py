@@ -6,9 +6,11 @@ results, observations, tool definitions, ``/task``, ``/agent``, ``/prompt``, ``/
 that is JSON text of an object or array (``args`` as the model wrote them, a tool result) is scanned string
 literal by string literal and only changed literals are re-encoded, so its structure and spacing survive.
 
-Never touched (``IDENTIFIERS``): ids and links (``/session``, ``/run``, ``/trajectory``, ``/attempt_id``,
-``/parent``, ``/children``, ``/continued_trajectory_ref``, ``tcid``, ``source_call_id``, env ids), times,
-``schema_version``, ``src`` and ``kind``.
+Identifiers (``IDENTIFIERS``: ``/session``, ``/run``, ``/trajectory``, ``/attempt_id``, ``/parent``,
+``/children``, ``/continued_trajectory_ref``, ``tcid``, ``source_call_id``, env ids), times,
+``schema_version``, ``src`` and ``kind`` are not scanned by the secret rules; only the user name of a home
+folder path in them is replaced (readers make session ids from file paths: ``/home/alice/x.jsonl#1``), and
+as every occurrence of one value gets one placeholder, a link (``/parent/psid`` → ``/session``) still holds.
 
 Opaque reasoning payloads (``OPAQUE_KEYS``: Anthropic ``signature`` of a thinking block and
 ``redacted_thinking`` data, OpenAI ``encrypted_content``, Gemini ``thoughtSignature``) are replaced by
@@ -85,6 +87,7 @@ IDENTIFIERS = frozenset(
         "/task/env/event_type",
     )
 )
+IDENTIFIER_RULES = frozenset(("user-path",))
 # In rows that are not Storyline (training rows, anything): keys that hold ids and times.
 ROW_IDENTIFIER_KEYS = frozenset(
     ("id", "tcid", "tool_call_id", "source_call_id", "call_id", "session", "session_id", "timestamp", "ts")
@@ -121,11 +124,9 @@ class _Walk:
     def value(self, value: Any, pointer: str, key: str | None = None) -> Any:
         if isinstance(value, str):
             if key in self.id_keys or (self.identifiers and field_of(pointer) in self.identifiers):
-                return value
+                return self.r.text(value, file=self.file, pointer=pointer, only=IDENTIFIER_RULES)
             return self.string(value, pointer)
         if isinstance(value, Mapping):
-            if self.identifiers and field_of(pointer) in self.identifiers:
-                return value
             out = {}
             residual = pointer.startswith("/unknown_fields/sources/") and pointer.endswith("/fields")
             for k, v in value.items():
