@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .config import DEFAULT_ALLOW_EMAIL, RedactionConfig, RedactionError
+from .config import DEFAULT_ALLOW_EMAIL, RedactionConfig
 from .report import RedactionReport
 from .rules import RULES, Rule
 
@@ -165,9 +165,7 @@ class Redactor:
                 chosen.append((s, e, rule_id, kind))
         return sorted(c for c in chosen if c[2])
 
-    def text(
-        self, text: str, *, file: str | None = None, pointer: str = "", only: frozenset[str] | None = None
-    ) -> str:
+    def text(self, text: str, *, file: str | None = None, pointer: str = "", only: frozenset[str] | None = None) -> str:
         """``text`` with every value found replaced by its placeholder; each counted in the report."""
         self.report.strings += 1
         hits = self.find(text, only)

@@ -127,7 +127,10 @@ def _user_name(value: str) -> bool:
 
 
 # The last label of what looks like an address but is a file name (``logo@2x.png``).
-_FILE_TLDS = frozenset("png jpg jpeg gif svg webp ico bmp tiff js mjs ts tsx jsx css scss json yaml yml toml".split())
+_FILE_TLDS = frozenset(
+    ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "tiff", "js", "mjs", "ts", "tsx", "jsx", "css", "scss",
+     "json", "yaml", "yml", "toml")
+)  # fmt: skip
 
 
 def _email(value: str) -> bool:
@@ -311,8 +314,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "password-assignment",
         "password",
-        "A password assigned in text (password: …, passwd=…, \"password\": \"…\")",
-        _rx(r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_.-]){0,4}(?:password|passwd|pwd)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'<>,;]{6,100})"),
+        'A password assigned in text (password: …, passwd=…, "password": "…")',
+        _rx(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_.-]){0,4}(?:password|passwd|pwd)"
+            r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<s>[^\s\"'<>,;]{6,100})"
+        ),
         OWN,
         ("pass", "pwd"),
         min_entropy=2.0,

@@ -162,5 +162,9 @@ def second_scan(splits: Mapping[str, Any], extra_files: Iterable[Path] = ()) -> 
                 shutil.copyfile(path, root / f"extra-{i:05d}-{path.name}")
         findings = run_scanners(root)
     if findings:
-        where = "; ".join(f"{f['scanner']} {f['rule']} in {Path(str(f['file'])).name} line {f['line']}" for f in findings[:10])
-        raise RedactionError(f"the second scan found {len(findings)} secret(s) after redaction: {where}; nothing uploaded")
+        where = "; ".join(
+            f"{f['scanner']} {f['rule']} in {Path(str(f['file'])).name} line {f['line']}" for f in findings[:10]
+        )
+        raise RedactionError(
+            f"the second scan found {len(findings)} secret(s) after redaction: {where}; nothing uploaded"
+        )

@@ -133,7 +133,8 @@ class _Walk:
                 if not isinstance(k, str):
                     out[k] = v
                     continue
-                new_key = self.r.text(k, file=self.file, pointer=pointer + "/" + escape(k)) if len(k) >= 6 else k
+                # A key is reported at its object (+ "/(key)"): the pointer of a key is the key's own text.
+                new_key = self.r.text(k, file=self.file, pointer=pointer + "/(key)") if len(k) >= 6 else k
                 here = pointer + "/" + escape(new_key)
                 if self.strip and (_opaque(k, v, value) or (residual and _residual_opaque(k) and v is not None)):
                     if isinstance(v, str) and k == "signature" and residual and not _OPAQUE_BLOB.fullmatch(v):

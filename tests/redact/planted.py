@@ -53,7 +53,7 @@ PLANTED: dict[str, tuple[str, str]] = {
     "anthropic-api-key": (f"client = Anthropic(api_key='{ANTHROPIC}')", ANTHROPIC),
     "huggingface-token": (f"huggingface-cli login --token {HF}", HF),
     "slack-token": (f"SLACK_BOT_TOKEN={SLACK}", SLACK),
-    "stripe-key": (f"stripe.api_key = \"{STRIPE}\"", STRIPE),
+    "stripe-key": (f'stripe.api_key = "{STRIPE}"', STRIPE),
     "google-api-key": (f"https://maps.googleapis.com/maps/api/geocode/json?key={GOOGLE}", GOOGLE),
     "jwt": (f"cookie: session={JWT}", JWT),
     "url-password": (f"DATABASE_URL=postgres://app:{DB_URL_PASSWORD}@db.internal:5432/app", DB_URL_PASSWORD),

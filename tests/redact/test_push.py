@@ -5,6 +5,7 @@ planted value is in any of their strings."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -79,10 +80,8 @@ def _strings(value, out: list[str]) -> list[str]:
     if isinstance(value, str):
         out.append(value)
         if value.lstrip()[:1] in ("{", "[", '"'):
-            try:
+            with contextlib.suppress(ValueError):
                 _strings(json.loads(value), out)
-            except ValueError:
-                pass
     elif isinstance(value, dict):
         for k, v in value.items():
             _strings(k, out)

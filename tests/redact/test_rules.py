@@ -77,7 +77,7 @@ def test_allowlists():
     cfg = RedactionConfig(allow=(token,), allow_regex=(r"^Pw",), allow_email=("acme-corp.io", "ops@"))
     r = Redactor(cfg)
     assert r.text(token) == token
-    text, pw = PLANTED["url-password"]
+    text, _pw = PLANTED["url-password"]
     assert r.text(text) == text
     assert r.text("alice.liddell@acme-corp.io, bob@eu.acme-corp.io, ops@other.org") == (
         "alice.liddell@acme-corp.io, bob@eu.acme-corp.io, ops@other.org"
