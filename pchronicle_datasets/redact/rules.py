@@ -115,7 +115,7 @@ SAFE_USER_NAMES = frozenset(
         "Shared", "Public", "Default", "Default User", "All Users", "Guest", "runner", "user", "username",
         "ubuntu", "ec2-user", "vscode", "node", "codespace", "codespaces", "admin", "root", "you", "me", "name",
         "your-name", "yourname", "your_name", "your-username", "yourusername", "someone", "jovyan", "app",
-        "docker", "coder", "gitpod", "vagrant", "pi",
+        "docker", "coder", "gitpod", "vagrant", "pi", "openhands",
     )
 )  # fmt: skip
 
