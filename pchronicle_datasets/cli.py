@@ -387,6 +387,8 @@ def cmd_push(args: argparse.Namespace) -> int:
     # Redaction (on unless --no-redact) runs on each document as it is read, then push_to_hub scans the rows it
     # uploads again (the rendered training rows too); any failure raises before anything is uploaded.
     redactor = redaction.redactor_from_args(args)
+    if redactor is None:  # --no-redact: said before anything is read, and again at the end
+        redaction.print_report(None, pushed=True)
     bad = _BadRecords(args.on_bad_records, args.quarantine)
     stories = list(_iter_stories(args, "reading", bad, redactor))
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))

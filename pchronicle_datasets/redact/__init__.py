@@ -40,11 +40,21 @@ def _shared(key: str | None) -> Redactor:
 
 def redact(story: Mapping[str, Any], *, key: str | None = None, redactor: Redactor | None = None) -> dict[str, Any]:
     """A redacted copy of a Storyline document: every secret, e-mail address and user name replaced by its
-    placeholder, opaque reasoning payloads stripped; ids, links and times as they were."""
+    placeholder, opaque reasoning payloads stripped; ids, links and times as they were.
+
+    >>> story = {"schema_version": "storyline/v1", "session": "s1", "agent": {"id": "bot"},
+    ...          "turns": [{"id": 1, "src": "user", "msg": "write to ann@acme.io, not ann@example.com"}]}
+    >>> redact(story, key="demo")["turns"][0]["msg"]
+    'write to <REDACTED:email:75aebe8e>, not ann@example.com'
+    """
     return (redactor or _shared(key)).story(story)
 
 
 def redact_row(row: Mapping[str, Any], *, key: str | None = None, redactor: Redactor | None = None) -> dict[str, Any]:
     """A redacted copy of a dataset row, for ``ds.map(pc.redact_row)``: a ``STORYLINE_FEATURES`` row, or a
-    training row (``to_sharegpt``/``to_messages`` output), every string of it."""
+    training row (``to_sharegpt``/``to_messages`` output), every string of it.
+
+    >>> redact_row({"conversations": [{"from": "human", "value": "my dir is /Users/ann/code"}]}, key="demo")
+    {'conversations': [{'from': 'human', 'value': 'my dir is /Users/<REDACTED:user-name:d8bd1658>/code'}]}
+    """
     return (redactor or _shared(key)).row(row)
