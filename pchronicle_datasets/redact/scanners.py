@@ -24,7 +24,7 @@ from .config import RedactionError
 __all__ = ["SCANNERS", "PiiScanner", "available_scanners", "run_scanners", "second_scan"]
 
 PII_ENTITIES = ("PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "PERSON", "LOCATION")
-MIN_PII_SCORE = 0.5
+MIN_PII_SCORE = 0.4  # Presidio scores a valid phone number 0.4 without context words
 SCANNERS = ("trufflehog", "betterleaks")
 SCAN_TIMEOUT = 600  # seconds
 
@@ -52,8 +52,13 @@ class PiiScanner:
         return [
             (r.start, r.end, r.entity_type.lower().replace("_", "-"))
             for r in results
-            if r.score >= MIN_PII_SCORE and r.end > r.start
+            if r.score >= MIN_PII_SCORE and r.end > r.start and not _bare_number(r.entity_type, text[r.start : r.end])
         ]
+
+
+def _bare_number(entity: str, found: str) -> bool:
+    """A "phone number" of digits alone is far more often a Unix time or a count in a trace (1755856800)."""
+    return entity == "PHONE_NUMBER" and found.isdigit()
 
 
 def _analyzer_with_spacy() -> Any:

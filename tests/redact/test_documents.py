@@ -183,8 +183,13 @@ def test_redact_check_and_convert_redact(tmp_path, capsys):
 def test_pii_scan_with_presidio():
     pytest.importorskip("presidio_analyzer", reason="the `pii` extra (presidio-analyzer) is not installed")
     r = pc.Redactor(pc.RedactionConfig(pii=True), key="k")
-    out = r.text("call me at +1 212-555-0187 or pay with 4111 1111 1111 1111")
-    assert "212-555-0187" not in out and "4111 1111 1111 1111" not in out
+    out = r.text("call me at +1 212-555-0187 or pay with 4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00")
+    assert "212-555-0187" not in out and "4111 1111 1111 1111" not in out and "3704 0044" not in out
+    assert "<REDACTED:phone-number:" in out and "<REDACTED:credit-card:" in out
+    assert r.report.by_rule() == {"pii-phone-number": 1, "pii-credit-card": 1, "pii-iban-code": 1}
+    # ids, times and hashes are not phone numbers
+    near = f"at 1755856800.5, id {UUID}, commit {GIT_SHA}, sha256 {SHA256}"
+    assert r.text(near) == near
 
 
 def test_pii_without_presidio_says_what_to_install(monkeypatch):
