@@ -260,7 +260,7 @@ RULES: tuple[Rule, ...] = (
         "A JSON Web Token: three base64url parts whose header decodes to JSON",
         _rx(_START + r"(?P<s>ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}={0,2})" + _END),
         GITLEAKS.format("jwt"),
-        ("ey",),
+        ("eyj",),  # base64url of '{"' (a JSON header)
         check=_jwt,
     ),
     Rule(

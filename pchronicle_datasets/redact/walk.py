@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 OPAQUE_PLACEHOLDER = "<REDACTED:opaque-reasoning>"
+MAX_CLEAN_KEYS = 100_000  # object keys remembered as having nothing to redact (memory stays bounded)
 OPAQUE_RULE = "opaque-reasoning"
 # Keys whose value is an opaque reasoning payload, wherever they are.
 OPAQUE_KEYS = frozenset(("encrypted_content", "thoughtSignature", "thought_signature", "redacted_thinking"))
@@ -134,7 +135,13 @@ class _Walk:
                     out[k] = v
                     continue
                 # A key is reported at its object (+ "/(key)"): the pointer of a key is the key's own text.
-                new_key = self.r.text(k, file=self.file, pointer=pointer + "/(key)") if len(k) >= 6 else k
+                # Keys repeat (field names): one found clean once is clean everywhere.
+                if len(k) < 6 or k in self.r.clean_keys:
+                    new_key = k
+                else:
+                    new_key = self.r.text(k, file=self.file, pointer=pointer + "/(key)")
+                    if new_key == k and len(self.r.clean_keys) < MAX_CLEAN_KEYS:
+                        self.r.clean_keys.add(k)
                 here = pointer + "/" + escape(new_key)
                 if self.strip and (_opaque(k, v, value) or (residual and _residual_opaque(k) and v is not None)):
                     if isinstance(v, str) and k == "signature" and residual and not _OPAQUE_BLOB.fullmatch(v):
