@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +187,3 @@ def read_secrets_file(path: str | Path) -> list[str]:
             continue
         out.append(value)
     return out
-
-
-def _as_tuple(values: Iterable[str] | None) -> tuple[str, ...] | None:
-    return None if values is None else tuple(values)

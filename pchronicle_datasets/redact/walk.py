@@ -105,9 +105,14 @@ def _opaque(key: str, value: Any, parent: Mapping[str, Any]) -> bool:
     return False
 
 
-def _residual_opaque(pointer_key: str) -> bool:
+def _residual_opaque(pointer_key: str, value: Any) -> bool:
+    """A residual field (keyed by its source pointer) whose last token names an opaque payload."""
+    if value is None:
+        return False
     last = unescape(pointer_key.rsplit("/", 1)[-1])
-    return last in OPAQUE_KEYS or last in ("signature",)
+    if last == "signature":
+        return not isinstance(value, str) or bool(_OPAQUE_BLOB.fullmatch(value))
+    return last in OPAQUE_KEYS
 
 
 class _Walk:
@@ -143,11 +148,8 @@ class _Walk:
                     if new_key == k and len(self.r.clean_keys) < MAX_CLEAN_KEYS:
                         self.r.clean_keys.add(k)
                 here = pointer + "/" + escape(new_key)
-                if self.strip and (_opaque(k, v, value) or (residual and _residual_opaque(k) and v is not None)):
-                    if isinstance(v, str) and k == "signature" and residual and not _OPAQUE_BLOB.fullmatch(v):
-                        out[new_key] = self.value(v, here, k)
-                    else:
-                        out[new_key] = self.strip_value(here)
+                if self.strip and (_opaque(k, v, value) or (residual and _residual_opaque(k, v))):
+                    out[new_key] = self.strip_value(here)
                     continue
                 out[new_key] = self.value(v, here, k)
             return out

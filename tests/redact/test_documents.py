@@ -63,7 +63,12 @@ def document() -> dict:
             "sources": {
                 "chat": {
                     "source_document_id": "x",
-                    "fields": {"/vendor": TEXT, "/message/content/0/signature": BLOB, f"/home/alicel/{HF}": 1},
+                    "fields": {
+                        "/vendor": TEXT,
+                        "/message/content/0/signature": BLOB,
+                        "/tool/args/signature": "def f(x): ...",  # code, not a payload
+                        f"/home/alicel/{HF}": 1,
+                    },
                 }
             }
         },
@@ -114,6 +119,7 @@ def test_every_string_of_a_document_is_redacted_and_it_stays_valid():
     assert out["turns"][2]["extra"] == {"thoughtSignature": OPAQUE_PLACEHOLDER, "encrypted_content": OPAQUE_PLACEHOLDER}
     fields = out["unknown_fields"]["sources"]["chat"]["fields"]
     assert fields["/message/content/0/signature"] == OPAQUE_PLACEHOLDER
+    assert fields["/tool/args/signature"] == "def f(x): ..."
     assert out["origin"]["document_id"].startswith("/home/<REDACTED:user-name:")
     by_rule = r.report.by_rule()
     assert by_rule["opaque-reasoning"] == 5 and by_rule["github-classic-token"] >= 10

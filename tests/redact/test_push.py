@@ -219,3 +219,20 @@ def test_second_scan_with_no_scanner_on_path_blocks(hub, planted_file, monkeypat
         from pchronicle_datasets.redact.scanners import run_scanners
 
         run_scanners(tmp_path)
+
+
+def test_betterleaks_second_scan_reads_its_report(hub, planted_file, tmp_path, monkeypatch, capsys):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    finding = [{"RuleID": "generic-api-key", "File": "scan/train.jsonl", "StartLine": 3, "Secret": "never-printed"}]
+    # A betterleaks that writes its JSON report where -r says and exits 1 (leaks found), as betterleaks does.
+    script = (
+        'while [ $# -gt 0 ]; do if [ "$1" = "-r" ]; then shift; report="$1"; fi; shift; done\n'
+        f"echo '{json.dumps(finding)}' > \"$report\"\nexit 1\n"
+    )
+    _fake_scanner(bin_dir, "betterleaks", script)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    assert _push(planted_file, "sharegpt", "--second-scan") == 1
+    err = capsys.readouterr().err
+    assert "betterleaks generic-api-key in train.jsonl line 3" in err and "never-printed" not in err
+    assert hub.files == {}
