@@ -13,7 +13,8 @@ folder path in them is replaced (readers make session ids from file paths: ``/ho
 as every occurrence of one value gets one placeholder, a link (``/parent/psid`` → ``/session``) still holds.
 
 Opaque reasoning payloads (``OPAQUE_KEYS``: Anthropic ``signature`` of a thinking block and
-``redacted_thinking`` data, OpenAI ``encrypted_content``, Gemini ``thoughtSignature``) are replaced by
+``redacted_thinking`` data, OpenAI ``encrypted_content``, Gemini ``thoughtSignature``, Pi's
+``thinkingSignature``) are replaced by
 ``<REDACTED:opaque-reasoning>`` wherever they are: found by key name in every object of the document
 (``msg`` parts, ``extra``, ``meta``, ``unknown_fields`` and inside JSON text), and by the last token of a
 residual pointer (``/unknown_fields/sources/*/fields/{pointer}``).
@@ -52,7 +53,11 @@ OPAQUE_PLACEHOLDER = "<REDACTED:opaque-reasoning>"
 MAX_CLEAN_KEYS = 100_000  # object keys remembered as having nothing to redact (memory stays bounded)
 OPAQUE_RULE = "opaque-reasoning"
 # Keys whose value is an opaque reasoning payload, wherever they are.
-OPAQUE_KEYS = frozenset(("encrypted_content", "thoughtSignature", "thought_signature", "redacted_thinking"))
+OPAQUE_KEYS = frozenset(
+    ("encrypted_content", "thoughtSignature", "thought_signature", "thinkingSignature", "redacted_thinking")
+)
+# Objects whose ``signature`` is the thinking block's, whatever its length (fixtures write short ones).
+_THINKING_TYPES = frozenset(("thinking", "signature_delta"))
 # ``signature`` is opaque only as a payload (base64, no spaces): a tool's "signature" argument is code.
 _OPAQUE_BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}")
 
@@ -99,6 +104,8 @@ def _opaque(key: str, value: Any, parent: Mapping[str, Any]) -> bool:
     if key in OPAQUE_KEYS:
         return value not in (None, "", [], {})
     if key == "signature":
+        if parent.get("type") in _THINKING_TYPES or "thinking" in parent:
+            return value not in (None, "")
         return isinstance(value, str) and bool(_OPAQUE_BLOB.fullmatch(value))
     if key == "data" and parent.get("type") == "redacted_thinking":
         return True

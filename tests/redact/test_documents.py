@@ -52,7 +52,16 @@ def document() -> dict:
                     {"tcid": "call_2", "fn": "sh", "args": '{"cmd":  "' + TEXT + '", "n": 1.50, "u": "caf\\u00e9"}'},
                 ],
                 "observation": {"results": [{"source_call_id": "call_" + SHA256[:24], "content": TEXT}]},
-                "extra": {"thoughtSignature": BLOB, "encrypted_content": "gAAAAA" + BLOB},
+                "extra": {
+                    "thoughtSignature": BLOB,
+                    "encrypted_content": "gAAAAA" + BLOB,
+                    # Claude Code's and Pi's shapes, short signatures as their fixtures write them
+                    "content": [
+                        {"type": "thinking", "thinking": "", "signature": "EqQBCkYIBxg"},
+                        {"type": "thinking", "thinking": "x", "thinkingSignature": "native-signature"},
+                        {"type": "signature_delta", "signature": "EqQBCgIYAh"},
+                    ],
+                },
             },
         ],
         "task": {"env": {"id": "env-1"}, "result": {"final_answer": TEXT}},
@@ -116,13 +125,15 @@ def test_every_string_of_a_document_is_redacted_and_it_stays_valid():
     # opaque payloads, wherever they are
     thinking, redacted = out["turns"][2]["msg"]
     assert thinking["signature"] == OPAQUE_PLACEHOLDER and redacted["data"] == OPAQUE_PLACEHOLDER
-    assert out["turns"][2]["extra"] == {"thoughtSignature": OPAQUE_PLACEHOLDER, "encrypted_content": OPAQUE_PLACEHOLDER}
+    extra = out["turns"][2]["extra"]
+    assert extra["thoughtSignature"] == extra["encrypted_content"] == OPAQUE_PLACEHOLDER
+    assert [c.get("signature", c.get("thinkingSignature")) for c in extra["content"]] == [OPAQUE_PLACEHOLDER] * 3
     fields = out["unknown_fields"]["sources"]["chat"]["fields"]
     assert fields["/message/content/0/signature"] == OPAQUE_PLACEHOLDER
     assert fields["/tool/args/signature"] == "def f(x): ..."
     assert out["origin"]["document_id"].startswith("/home/<REDACTED:user-name:")
     by_rule = r.report.by_rule()
-    assert by_rule["opaque-reasoning"] == 5 and by_rule["github-classic-token"] >= 10
+    assert by_rule["opaque-reasoning"] == 8 and by_rule["github-classic-token"] >= 10
     assert set(r.report.by_file()) == {"s.jsonl"}
     assert "/turns/*/tool_calls/*/args" in r.report.by_field()
 
