@@ -130,6 +130,18 @@ class _Walk:
         self.id_keys = id_keys
         self.strip = redactor.config.strip_opaque
 
+    def key(self, key: str, pointer: str) -> str:
+        """An object key redacted; in a JSON Pointer key (residual: ``/files/~1home~1ann~1x``) each escaped
+        token is also scanned unescaped, so a path inside one token is seen as the path it is."""
+        key = self.r.text(key, file=self.file, pointer=pointer)
+        if not (key.startswith("/") and "~1" in key):
+            return key
+        tokens = key.split("/")[1:]
+        for i, token in enumerate(tokens):
+            if "~1" in token:
+                tokens[i] = escape(self.r.text(unescape(token), file=self.file, pointer=pointer))
+        return "/" + "/".join(tokens)
+
     def strip_value(self, pointer: str) -> str:
         self.r.report.add(self.file, OPAQUE_RULE, pointer)
         return OPAQUE_PLACEHOLDER
@@ -151,7 +163,7 @@ class _Walk:
                 if len(k) < 6 or k in self.r.clean_keys:
                     new_key = k
                 else:
-                    new_key = self.r.text(k, file=self.file, pointer=pointer + "/(key)")
+                    new_key = self.key(k, pointer + "/(key)")
                     if new_key == k and len(self.r.clean_keys) < MAX_CLEAN_KEYS:
                         self.r.clean_keys.add(k)
                 here = pointer + "/" + escape(new_key)

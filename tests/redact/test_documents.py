@@ -138,6 +138,24 @@ def test_every_string_of_a_document_is_redacted_and_it_stays_valid():
     assert "/turns/*/tool_calls/*/args" in r.report.by_field()
 
 
+def test_residual_pointer_keys_and_their_counts_stay_consistent():
+    from pchronicle_datasets.schema import compute_unknown_key_counts
+
+    fields = {"/files/~1home~1alicel~1a": 1, "/home/bobby/0/x": 2, "/m/3/home/carol/~1y": 3}
+    uf = {"sources": {"chat": {"source_document_id": "x", "fields": fields}}}
+    story = {
+        "schema_version": "storyline/v1",
+        "session": "s",
+        "agent": {"id": "a"},
+        "turns": [{"id": 1, "src": "user", "msg": "hi"}],
+        "unknown_fields": uf,
+        "unknown_key_counts": compute_unknown_key_counts(uf),
+    }
+    out = pc.redact(story, key="k")  # validated: the counts still match the fields
+    assert not any(n in json.dumps(out) for n in ("alicel", "bobby", "carol"))
+    assert out["unknown_key_counts"] == compute_unknown_key_counts(out["unknown_fields"])
+
+
 def test_opaque_payloads_can_be_kept():
     out = pc.Redactor(pc.RedactionConfig(strip_opaque=False), key="k").story(document())
     assert out["turns"][2]["extra"]["thoughtSignature"] == BLOB
