@@ -7,9 +7,9 @@
 
 Loads the files in any registered format (detected from their content), optionally converts them to
 training examples (`--to sharegpt` or `--to messages`), and uploads Parquet shards plus a dataset card
-(features, source formats and counts, the conversion used). `--dry-run FOLDER` writes exactly what would be
-uploaded to FOLDER instead (load it back with `load_dataset(FOLDER)`). The token comes from `--token`,
-`HF_TOKEN` or the saved login.
+(features, source formats and counts, the conversion used), redacted first (docs/redaction.md).
+`--dry-run FOLDER` writes exactly what would be uploaded to FOLDER instead (load it back with
+`load_dataset(FOLDER)`). The token comes from `--token`, `HF_TOKEN` or the saved login.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from datasets import load_dataset
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.hub import write_hub_folder
+from pchronicle_datasets.redact.upload import redact_splits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +43,12 @@ def main(argv: list[str] | None = None) -> int:
         ds = ds.map(fn, remove_columns=ds.column_names, features=features, desc=fn.__name__)
         conversion += f" → {fn.__name__}"
     if args.dry_run:
-        written = write_hub_folder(ds, args.dry_run, repo_id=args.repo, conversion=conversion)
+        # What push_to_hub would upload: redacted first (docs/redaction.md), the card saying so.
+        redactor = pc.Redactor()
+        ds = redact_splits({"train": ds}, redactor)["train"]
+        written = write_hub_folder(
+            ds, args.dry_run, repo_id=args.repo, conversion=conversion, redaction=redactor.report.card_lines()
+        )
         print(f"{ds.num_rows} rows; would upload {len(written)} file(s), written to {args.dry_run}")
         return 0
     info = pc.push_to_hub(ds, args.repo, conversion=conversion, token=args.token, private=args.private or None)

@@ -23,6 +23,7 @@ from .hub import push_to_hub
 # module was imported (by ``inventory``) before this binding. Import from the module as ``pchronicle_datasets.losses``.
 from .inventory import losses
 from .losses import LossReport, collect_losses
+from .redact import RedactionConfig, RedactionError, Redactor, redact, redact_row
 from .schema import (
     SCHEMA_VERSION,
     compute_unknown_key_counts,
@@ -55,6 +56,9 @@ __all__ = [
     "FormatError",
     "LossReport",
     "PchronicleError",
+    "RedactionConfig",
+    "RedactionError",
+    "Redactor",
     "StorylineError",
     "collect_losses",
     "compute_tool_stats",
@@ -73,6 +77,8 @@ __all__ = [
     "iter_errors",
     "losses",
     "push_to_hub",
+    "redact",
+    "redact_row",
     "row_to_story",
     "rows_to_table",
     "story_to_row",

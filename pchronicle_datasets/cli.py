@@ -37,7 +37,9 @@ from .formats.residual import residual_tools
 from .loading.policy import BadRecords, check_policy, prepare_quarantine
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
-from .quarantine import Quarantine
+from .quarantine import Quarantine, QuarantineError, check_writable, repair
+from .redact import Redactor
+from .redact import cli as redaction
 from .schema import iter_errors
 
 EPILOG = """examples:
@@ -50,6 +52,7 @@ EPILOG = """examples:
   pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\
       --quarantine out/bad.jsonl
   pchronicle-datasets push captures/*.jsonl --repo org/agent-sft --to sharegpt
+  pchronicle-datasets redact --check captures/*.jsonl --secrets-file .env
   pchronicle-datasets convert 'captures/*.jsonl' --to parquet -o out/rows --engine spark --master local[2]
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
@@ -109,10 +112,14 @@ def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
     return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine)))
 
 
-def _iter_stories(args: argparse.Namespace, desc: str, bad: _BadRecords) -> Iterator[dict[str, Any]]:
+def _iter_stories(
+    args: argparse.Namespace, desc: str, bad: _BadRecords, redactor: Redactor | None = None
+) -> Iterator[dict[str, Any]]:
     for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size):
         if rec.error is not None:
             bad(path, rec)
+        elif redactor is not None:  # redaction (redact/): a failure raises, so nothing is written or pushed
+            yield redactor.story(rec.story, file=path)
         else:
             yield rec.story
     if bad.count:
@@ -345,14 +352,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if args.engine == "spark":  # the Spark engine (the `spark` extra): pchronicle_datasets/spark/cli.py
         if args.target not in TABLE_OUTPUTS:
             get_format(args.target)  # an unknown target fails before anything starts
+        if args.redact:
+            raise _fail("--redact runs with the local engine only (drop --engine spark)")
         from .spark.cli import convert as spark_convert
 
         return spark_convert(args)
+    redactor = redaction.redactor_from_args(args)
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
-        stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine))
+        stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine), redactor)
         message = _write(args, stories, tmp, Path(args.output))
     print(message, file=sys.stderr)
+    redaction.print_report(redactor)
     _print_losses(losses)
     return 0
 
@@ -452,7 +463,13 @@ def cmd_push(args: argparse.Namespace) -> int:
     from .hub import push_to_hub
     from .training import MESSAGES_FEATURES, SHAREGPT_FEATURES, to_messages, to_sharegpt
 
-    stories = _stories(args, "reading")
+    # Redaction (on unless --no-redact) runs on each document as it is read, then push_to_hub scans the rows it
+    # uploads again (the rendered training rows too); any failure raises before anything is uploaded.
+    redactor = redaction.redactor_from_args(args)
+    if redactor is None:  # --no-redact: said before anything is read, and again at the end
+        redaction.print_report(None, pushed=True)
+    bad = _BadRecords(args.on_bad_records, args.quarantine)
+    stories = list(_iter_stories(args, "reading", bad, redactor))
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"
     layout = {"traces": "traces", "rows+traces": "both"}.get(args.to, "parquet")
@@ -473,8 +490,10 @@ def cmd_push(args: argparse.Namespace) -> int:
             private=args.private or None,
             layout=layout,
             losses=losses,
+            redact=redactor if redactor is not None else False,
         )
     print(f"pushed {ds.num_rows} row(s) to {args.repo}: {getattr(info, 'commit_url', info)}", file=sys.stderr)
+    redaction.print_report(redactor, pushed=True)
     _print_losses(losses)
     return 0
 
@@ -573,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--master", metavar="URL", help="with --engine spark: the Spark master (default local[*])")
     # ---
+    redaction.add_options(c, mode="convert")
     c.set_defaults(func=cmd_convert)
     p = _command(sub, "push", "publish inputs to the Hugging Face Hub as Parquet with a dataset card")
     _add_reading(p)
@@ -586,7 +606,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--token", help="a Hub token (default: the saved login or HF_TOKEN)")
     p.add_argument("--private", action="store_true")
+    redaction.add_options(p, mode="push")
     p.set_defaults(func=cmd_push)
+    r = _command(sub, "redact", "report what redaction would replace: counts per rule, file and field (exit 1 if any)")
+    _add_reading(r, policy=False)
+    r.add_argument("--check", action="store_true", help="report only (the one mode: convert --redact writes)")
+    r.add_argument("--json", action="store_true", help="print the report as JSON")
+    redaction.add_options(r, mode="check")
+    r.set_defaults(func=redaction.cmd_redact)
     return parser
 
 

@@ -27,6 +27,11 @@ from datasets import Dataset, DatasetDict, DatasetInfo
 from ._version import __version__ as _version
 from .features import row_to_story
 from .losses import LossReport, describe
+from .redact import Redactor
+from .redact.scanners import second_scan
+from .redact.upload import card_lines as redaction_card_lines
+from .redact.upload import redact_splits
+from .redact.upload import resolve as resolve_redactor
 from .traces import write_traces
 
 __all__ = ["card_text", "dataset_card", "push_to_hub", "write_hub_folder"]
@@ -114,11 +119,13 @@ def dataset_card(
     traces: Mapping[str, Mapping[str, list]] | None = None,
     parquet: bool = True,
     losses: LossReport | None = None,
+    redaction: list[str] | None = None,
 ) -> str:
     """The README.md of the repository: YAML metadata (configs, features, tags, size) and a description.
 
     ``traces`` (split → group → files, from ``write_traces``) adds the ``completed``/``failed`` trace
-    configs and the agent-traces tags; ``parquet=False`` leaves the Parquet config out; ``losses`` (the loss
+    configs and the agent-traces tags; ``parquet=False`` leaves the Parquet config out; ``redaction`` is
+    the card's redaction lines (``redact/upload.py``: rule counts, never a value); ``losses`` (the loss
     report of the conversion, as ``pc.losses`` or ``collect_losses`` give it) adds the section "What the
     conversion left out"."""
     first = next(iter(splits.values()))
@@ -176,6 +183,7 @@ def dataset_card(
             "configs `completed` and `failed`; `datasets` decodes them with `teich` installed, or reads the lines "
             "as they are with `parse_agent_traces=False`)",
         ]
+    lines += redaction or []
     lines += [
         "",
         "Load it with `datasets` alone:",
@@ -236,6 +244,7 @@ def write_hub_folder(
     layout: str = "parquet",
     harness: str | None = None,
     losses: LossReport | None = None,
+    redaction: list[str] | None = None,
 ) -> list[Path]:
     """Write what ``push_to_hub`` uploads: ``data/{split}-NNNNN-of-NNNNN.parquet`` (layout ``parquet`` or
     ``both``), ``traces/{split}/completed|failed/*.jsonl`` (``traces`` or ``both``; the rows must be
@@ -262,6 +271,7 @@ def write_hub_folder(
         traces=traces or None,
         parquet=layout != "traces",
         losses=losses,
+        redaction=redaction,
     )
     if layout == "traces":
         card.write_text(card_text, encoding="utf-8")
@@ -290,21 +300,31 @@ def push_to_hub(
     layout: str = "parquet",
     harness: str | None = None,
     losses: LossReport | None = None,
+    redact: bool | Redactor = True,
 ) -> Any:
     """Upload ``data`` to the dataset repository ``repo_id`` (created when missing); returns the commit info.
 
     ``conversion`` is written in the card (e.g. ``"openai-msg → to_sharegpt"``); ``layout`` is ``parquet``,
     ``traces`` (agent traces only) or ``both``; ``harness`` names the STS harness (default: each agent id);
     ``losses`` puts the conversion's loss report in the card (``pc.losses(ds, target=…)`` gives it).
+
+    ``redact`` (docs/redaction.md): every split is redacted before anything is written or sent (``True``, a
+    random key), with a given ``Redactor`` (its key, lists and report), or not at all (``False``, and the
+    card says so). If redaction fails, nothing is uploaded (not even the repository is created).
     """
     from huggingface_hub import HfApi
 
+    splits = _splits(data, split)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    redactor = resolve_redactor(redact)
+    if redactor is not None:
+        splits = redact_splits(splits, redactor)
     api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     # Removed on every exit path, an exception or the CLI's SIGTERM / SIGHUP (SystemExit) included.
     with tempfile.TemporaryDirectory(prefix="pchronicle-push-") as tmp:
-        write_hub_folder(
-            data,
+        written = write_hub_folder(
+            splits,
             tmp,
             repo_id=repo_id,
             conversion=conversion,
@@ -312,7 +332,11 @@ def push_to_hub(
             layout=layout,
             harness=harness,
             losses=losses,
+            redaction=redaction_card_lines(redactor),
         )
+        if redactor is not None and redactor.config.second_scan:
+            second_scan(splits, [p for p in written if p.suffix != ".parquet"])
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         return api.upload_folder(
             folder_path=tmp,
             repo_id=repo_id,

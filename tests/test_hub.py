@@ -51,7 +51,13 @@ def _load_without_package(folder: Path, tmp_path: Path) -> list[dict]:
 
 
 def test_push_storyline_rows_loads_back_with_datasets_alone(hub, captures, tmp_path):
-    info = pc.push_to_hub(captures, "org/agent-sft", conversion="openai-msg → Storyline rows", token="hf_test_token")
+    info = pc.push_to_hub(
+        captures,
+        "org/agent-sft",
+        conversion="openai-msg → Storyline rows",
+        token="hf_test_token",
+        redact=pc.Redactor(key="k"),  # on by default (issue #24); a given key makes the placeholders known
+    )
     assert info.oid == "abc123"
     assert hub.created[0]["name"] == "agent-sft" and hub.created[0]["type"] == "dataset"
     assert set(hub.files) == {"README.md", "data/train-00000-of-00001.parquet"}
@@ -64,14 +70,22 @@ def test_push_storyline_rows_loads_back_with_datasets_alone(hub, captures, tmp_p
     loaded = _load_without_package(hub.write(tmp_path / "repo"), tmp_path)
     assert len(loaded["rows"]) == 3
     stories = [pc.row_to_story(row) for row in loaded["rows"]]
-    assert stories == [pc.row_to_story(row) for row in captures]
+    # What was pushed is the redacted documents (the sample holds a /Users/<name>/ path and e-mail addresses).
+    assert stories == [pc.redact(pc.row_to_story(row), key="k") for row in captures]
+    assert stories != [pc.row_to_story(row) for row in captures]
 
 
 def test_push_converted_training_set_loads_back(hub, captures, tmp_path):
     train = captures.map(pc.to_sharegpt, remove_columns=captures.column_names)
-    pc.push_to_hub(train, "org/agent-sft", conversion="openai-msg → to_sharegpt", token="hf_test_token")
+    pc.push_to_hub(
+        train,
+        "org/agent-sft",
+        conversion="openai-msg → to_sharegpt",
+        token="hf_test_token",
+        redact=pc.Redactor(key="k"),
+    )
     loaded = _load_without_package(hub.write(tmp_path / "repo"), tmp_path)
-    assert loaded["rows"] == train.to_list()
+    assert loaded["rows"] == train.map(pc.redact_row, fn_kwargs={"key": "k"}).to_list()  # redacted by default
     assert "conversations" in loaded["features"]
 
 

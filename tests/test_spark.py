@@ -495,11 +495,18 @@ def test_push_to_hub_through_parquet(spark, sample_rows, tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     train = pcs.to_sharegpt(sample_rows)
     with fake_hub() as hub:
-        pcs.push_to_hub(train, "org/agent-sft", conversion="openai-msg → to_sharegpt (Spark)", token="hf_test_token")
+        pcs.push_to_hub(
+            train,
+            "org/agent-sft",
+            conversion="openai-msg → to_sharegpt (Spark)",
+            token="hf_test_token",
+            redact=pc.Redactor(key="k"),  # redaction is on by default (issue #24): a known key
+        )
     assert set(hub.files) == {"README.md", "data/train-00000-of-00001.parquet"}
     ds = load_dataset(str(hub.write(tmp_path / "repo")), split="train", cache_dir=str(tmp_path / "c"))
     assert ds.features == SHAREGPT_FEATURES
-    assert sorted(map(_key, ds.to_list())) == sorted(map(_key, [r.asDict(recursive=True) for r in train.collect()]))
+    pushed = [pc.redact_row(r.asDict(recursive=True), key="k") for r in train.collect()]
+    assert sorted(map(_key, ds.to_list())) == sorted(map(_key, pushed))
     assert card_text("openai-msg → to_sharegpt (Spark)") in hub.files["README.md"].decode()
 
 

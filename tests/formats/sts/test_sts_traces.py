@@ -104,7 +104,8 @@ def _rows(tmp_path):
 
 def test_push_traces_loads_with_plain_datasets(hub, tmp_path):
     ds = _rows(tmp_path)
-    pc.push_to_hub(ds, "org/agent-sft", conversion="atif → traces", token="hf_test_token", layout="both")
+    r = pc.Redactor(key="k")  # redaction is on by default (issue #24): a known key
+    pc.push_to_hub(ds, "org/agent-sft", conversion="atif → traces", token="hf_test_token", layout="both", redact=r)
     paths = set(hub.files)
     assert "data/train-00000-of-00001.parquet" in paths
     traces = sorted(p for p in paths if p.startswith("traces/"))
@@ -118,7 +119,7 @@ def test_push_traces_loads_with_plain_datasets(hub, tmp_path):
     assert "atif: 6" in card and "**Models:**" in card
     folder = hub.write(tmp_path / "repo")
     rows = load_dataset(str(folder), split="train", cache_dir=str(tmp_path / "c1"))
-    assert [pc.row_to_story(r) for r in rows] == [pc.row_to_story(r) for r in ds]
+    assert [pc.row_to_story(r) for r in rows] == [pc.redact(pc.row_to_story(r), key="k") for r in ds]
     hub.files.clear()
     pc.push_to_hub(ds, "org/agent-sft", conversion="atif → traces", token="hf_test_token", layout="traces")
     meta = yaml.safe_load(hub.files["README.md"].decode().split("---")[1])

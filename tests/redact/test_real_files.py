@@ -1,0 +1,61 @@
+"""The measurement of docs/redaction.md on real files, pinned: what each rule redacts in each real file of
+tests/data (provenance in each folder's README.md). Every other file of tests/data has nothing redacted."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from pchronicle_datasets.redact import RULES, Redactor
+from pchronicle_datasets.redact.walk import redact_value
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+sys.path.insert(0, str(ROOT / "scripts"))
+from redaction_false_positives import values  # noqa: E402
+
+# file -> redactions per rule, each looked at (docs/redaction.md, "False positives measured on real files")
+EXPECTED = {
+    "chat/corpus/openhands_sdk_fncall-llm-message.json": {"user-path": 8, "email": 2},
+    "chat/corpus/openhands_sdk_nonfncall-llm-message.json": {"user-path": 9, "email": 2},
+    "chat/corpus/openhands_sdk_litellm_log_deepseek-chat_nonfncall_1757015076.651.json": {"user-path": 16, "email": 4},
+    "chat/reference/openhands_sdk_fncall-llm-message.reference.json": {"user-path": 8},
+    "chat/reference/openhands_sdk_nonfncall-llm-message.reference.json": {"user-path": 9},
+    "chat/reference/openhands_sdk_litellm_log_deepseek-chat_nonfncall_1757015076.651.reference.json": {"user-path": 8},
+    "atif/harbor_golden_openhands_hello-world.trajectory.json": {"email": 2},
+    "atif/harbor_golden_openhands_hello-world.no_function_calling.trajectory.json": {"email": 2},
+    "sharegpt/llamafactory_glaive_toolcall_en_demo.json": {"email": 21, "password-assignment": 8},
+    "sharegpt/llamafactory_reason_tool_use_demo_50.jsonl": {"email": 10},
+}
+
+
+def _measure(path: Path) -> dict[str, int]:
+    r = Redactor(key="measure")
+    for value in values(path):
+        redact_value(r, value, file=str(path))
+    return r.report.by_rule()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_redactions_on_real_files(name):
+    assert _measure(DATA / name) == EXPECTED[name]
+
+
+def test_no_other_file_of_tests_data_has_anything_redacted():
+    others = [
+        p
+        for p in sorted(DATA.rglob("*"))
+        if p.is_file() and p.suffix != ".md" and str(p.relative_to(DATA)) not in EXPECTED
+    ]
+    assert len(others) > 400
+    found = {str(p.relative_to(DATA)): got for p in others if (got := _measure(p))}
+    assert found == {}
+
+
+def test_docs_list_every_rule():
+    doc = (ROOT / "docs" / "redaction.md").read_text(encoding="utf-8")
+    for rule in RULES:
+        assert re.search(rf"^\| `{re.escape(rule.id)}` \| `{re.escape(rule.kind)}` \|", doc, re.M), rule.id
