@@ -37,7 +37,7 @@ from .formats.residual import residual_tools
 from .loading.policy import BadRecords, check_policy, prepare_quarantine
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
-from .quarantine import Quarantine, QuarantineError, check_writable, repair
+from .quarantine import Quarantine
 from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
