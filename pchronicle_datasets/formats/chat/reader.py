@@ -76,7 +76,8 @@ def sniff(sample: Any) -> bool:
     False
     """
     if isinstance(sample, dict):
-        return is_record(sample)
+        # A legacy Gemini CLI session holds ``messages`` too (not role messages): the gemini-cli format's.
+        return is_record(sample) and not (type(sample.get("sessionId")) is str and "projectHash" in sample)
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
             return True
