@@ -66,7 +66,8 @@ class Hints(TypedDict, total=False):
     - ``sets``: ``{line: number of messages}`` of the ``$set`` records that set ``messages``;
     - ``raw_results``: the tcids whose ``result`` is kept as written (not one functionResponse of that call);
     - ``superseded``, ``rewound``, ``replaced``: message records a later record with the same id, a
-      ``$rewindTo`` or a ``$set`` of ``messages`` took out of the conversation (kept whole as residual).
+      ``$rewindTo`` or a ``$set`` of ``messages`` took out of the conversation (kept whole as residual);
+    - ``echoes``: user records that only repeat results their calls hold (kept whole as residual).
     """
 
     version: int
@@ -79,6 +80,7 @@ class Hints(TypedDict, total=False):
     superseded: int
     rewound: int
     replaced: int
+    echoes: int
 
 
 def thought_block(subject: str, description: str) -> str:

@@ -75,7 +75,7 @@ class _Session:
         self.messages: dict[str, tuple[str, dict[str, Any]]] = {}
         self.legacy: list[tuple[str, dict[str, Any]]] | None = None
         self.sets: dict[str, int] = {}
-        self.counts = {"superseded": 0, "rewound": 0, "replaced": 0}
+        self.counts = {"superseded": 0, "rewound": 0, "replaced": 0, "echoes": 0}
         self.lines = 0
 
     # ------------------------------------------------------------------------------------------ replay
@@ -251,6 +251,10 @@ class _Session:
         if kind is None:
             kept.keep(ptr, record)  # a message type this mapping does not know: the whole record stays
             return None
+        if _echoes_results(record, calls.answered):
+            kept.keep(ptr, record)  # the results again, as the CLI sent them back: they are on their calls already
+            self.counts["echoes"] += 1
+            return None
         src, turn_kind = kind
         turn: dict[str, Any] = {"id": tid, "src": src, "msg": None}
         if turn_kind is not None:
@@ -285,6 +289,25 @@ class _Session:
             if key not in MESSAGE_KEYS:
                 kept.keep(f"{ptr}/{key}", v)
         return turn
+
+
+def _echoes_results(record: dict[str, Any], answered: set[str]) -> bool:
+    """A user record whose content is only ``functionResponse`` parts of calls that hold their result already:
+    the CLI records the responses it sent back to the model (Gemini CLI 0.5x-0.6x) after the call records that
+    hold them, so such a record repeats what the document has (a training text would show the results twice)."""
+    content = record.get("content")
+    return (
+        record.get("type") == "user"
+        and isinstance(content, list)
+        and bool(content)
+        and all(
+            isinstance(part, dict)
+            and part.keys() == {"functionResponse"}
+            and isinstance(part["functionResponse"], dict)
+            and part["functionResponse"].get("id") in answered
+            for part in content
+        )
+    )
 
 
 def _content(content: Any, ptr: str, kept: Residual) -> Any:
@@ -358,6 +381,7 @@ class _Calls:
         self.renamed: dict[str, str] = {}
         self.raw: list[str] = []
         self.agents: list[str] = []
+        self.answered: set[str] = set()  # source ids of the calls whose result is mapped
 
     def read(self, calls: list[Any], ptr: str, kept: Residual) -> list[dict[str, Any]]:
         out = []
@@ -391,6 +415,7 @@ class _Calls:
             response = _function_response(result, call["id"], call["name"])
             if response is not None:
                 out["result"] = response
+                self.answered.add(call["id"])
             elif result is None:
                 kept.keep(f"{cptr}/result", None)
             else:

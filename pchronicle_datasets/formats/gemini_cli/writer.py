@@ -92,6 +92,7 @@ class _Recovery:
         self.story = story
         self.legacy = bool(hints.get("legacy"))
         fields = (source_fields(story, NAME) or {}).get("fields") or {}
+        self.fields = fields
         self.whole: dict[str, Any] = {}
         self.under: dict[str, list[tuple[list[str], Any]]] = {}
         for pointer, value in fields.items():
@@ -215,8 +216,8 @@ def _header(story: dict[str, Any], rec: _Recovery, hptr: str, keys: list[str]) -
         ptr = f"{hptr}/{escape(key)}"
         if key == "messages" and rec.legacy:
             header[key] = rec.legacy_messages()
-        elif ptr in rec.whole:
-            header[key] = rec.whole[ptr]
+        elif ptr in rec.fields:
+            header[key] = rec.fields[ptr]
         else:
             header[key] = mapped.get(key)
     carried = envelope(other_sources(story, NAME))
