@@ -24,7 +24,14 @@ DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
 # The format of each folder's files; exceptions by name below.
-FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif"}
+FOLDERS = {
+    "openai_msg": "openai-msg",
+    "sharegpt": "sharegpt",
+    "storyline": "storyline",
+    "chat": "chat",
+    "atif": "atif",
+    "gemini_cli": "gemini-cli",
+}
 
 
 def expected_format(path: Path) -> str:
