@@ -31,6 +31,7 @@ FOLDERS = {
     "chat": "chat",
     "atif": "atif",
     "gemini_cli": "gemini-cli",
+    "opencode": "opencode",
 }
 
 

@@ -76,8 +76,13 @@ def sniff(sample: Any) -> bool:
     False
     """
     if isinstance(sample, dict):
-        # A legacy Gemini CLI session holds ``messages`` too (not role messages): the gemini-cli format's.
-        return is_record(sample) and not (type(sample.get("sessionId")) is str and "projectHash" in sample)
+        # A legacy Gemini CLI session and an opencode export hold ``messages`` too (not role messages): theirs.
+        gemini = type(sample.get("sessionId")) is str and "projectHash" in sample
+        first = sample["messages"][0] if isinstance(sample.get("messages"), list) and sample["messages"] else None
+        opencode = (
+            isinstance(sample.get("info"), dict) and isinstance(first, dict) and {"info", "parts"} <= first.keys()
+        )
+        return is_record(sample) and not gemini and not opencode
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
             return True
