@@ -32,6 +32,7 @@ FOLDERS = {
     "atif": "atif",
     "gemini_cli": "gemini-cli",
     "opencode": "opencode",
+    "copilot_cli": "copilot-cli",
 }
 
 
