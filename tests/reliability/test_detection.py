@@ -33,6 +33,7 @@ FOLDERS = {
     "gemini_cli": "gemini-cli",
     "opencode": "opencode",
     "copilot_cli": "copilot-cli",
+    "cursor": "cursor",
 }
 
 
