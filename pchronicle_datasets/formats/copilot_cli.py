@@ -41,6 +41,7 @@ ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True
+DOCUMENT_SUFFIX = ".jsonl"  # convert --per-document names each file {session}.jsonl
 EVENT_KEYS = frozenset({"type", "data", "id", "timestamp", "parentId"})
 START, USER, ASSISTANT, COMPLETE, SHUTDOWN = (
     "session.start",

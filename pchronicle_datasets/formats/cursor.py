@@ -42,6 +42,7 @@ ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True
+DOCUMENT_SUFFIX = ".jsonl"  # convert --per-document names each file {session}.jsonl
 ROLES = {"user": "user", "assistant": "agent"}
 ROLE_OF = {v: k for k, v in ROLES.items()}
 #: The wrapper Cursor puts around a user's query (with an optional leading timestamp line): unwrapped.

@@ -38,6 +38,7 @@ ALIASES: tuple[str, ...] = ()
 EXTENSION = ".json"
 OUTPUT = "file"
 PER_DOCUMENT = True
+DOCUMENT_SUFFIX = ".json"  # convert --per-document names each file {session}.json
 ROLES = {"user": "user", "assistant": "agent"}
 ROLE_OF = {v: k for k, v in ROLES.items()}
 #: Part types mapped into the turn; every other part type stays residual, whole, in its place.

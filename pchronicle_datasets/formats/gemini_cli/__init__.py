@@ -33,6 +33,7 @@ ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # one session per file: several documents are written with convert --per-document
+DOCUMENT_SUFFIX = ".jsonl"  # convert --per-document names each file {session}.jsonl
 
 
 def sniff(sample: Any) -> bool:
