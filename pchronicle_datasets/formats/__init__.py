@@ -171,11 +171,11 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     When none is claimed, the message also names the ``--from`` whose reader reads the whole file, or says none
     does:
 
-    >>> detect(b'{"history": []}', "x.json")
+    >>> detect(b'{"history": []}', "x.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
-object with keys history; no format reads it (tried atif, chat, openai-msg, sharegpt, storyline) in x.json
+object with keys history; no format reads it (tried atif, chat, ...) in x.json
     """
     first: Any = None
     looked = 0

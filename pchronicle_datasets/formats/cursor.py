@@ -155,6 +155,12 @@ def iter_records(data: Any, document_id: str | None = None):
     if wrapped:
         story["meta"][NAME]["wrapped"] = wrapped
     try:
+        if not layout:  # nothing but residual: not a transcript
+            raise FormatError(
+                "a Cursor transcript is JSON Lines of {role, message: {content: [...]}}; no line of this file is one",
+                pointer="",
+                document_id=document_id,
+            )
         story = kept.finish(story)
     except PchronicleError as exc:
         yield Record(first, b"\n".join(raws), error=exc.with_context(document_id=document_id, line=first))
