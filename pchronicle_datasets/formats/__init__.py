@@ -22,7 +22,7 @@ from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
 from . import atif, chat, copilot_cli, cursor, gemini_cli, openai_msg, opencode, sharegpt, storyline_file
-from .base import Format, Record, documents, first_value, first_values
+from .base import Format, Record, as_source, documents, first_value, first_values, parse_file
 from .source import BOM, Source, file_chunks, utf8
 
 __all__ = [
@@ -146,8 +146,17 @@ def _readers_of(data: bytes | Source) -> list[str] | None:
     data = data.whole_if_small(READ_TRIAL_LIMIT) if isinstance(data, Source) else data
     if data is None or len(data) > READ_TRIAL_LIMIT:
         return None
+    # Every built-in reader parses with base.parse_file: a file that is neither one JSON value nor JSON Lines is
+    # read by none of them, so only plug-ins are tried on it (each reader would parse it again to fail the same way).
+    try:
+        parse_file(as_source(bytes(data), None), None)
+        parsable = True
+    except FormatError:
+        parsable = False
     names = []
     for module in _FORMATS.values():
+        if not parsable and module in _BUILTIN:
+            continue
         try:
             records = list(module.iter_records(data, None))
         except Exception:  # a reader that raises on data it does not know: it does not read the file
