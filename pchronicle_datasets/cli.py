@@ -342,10 +342,17 @@ def _output(args: argparse.Namespace) -> AtomicOutput:
         if not fmt.PER_DOCUMENT:
             per_doc = ", ".join(f.NAME for f in formats() if f.PER_DOCUMENT)
             raise _fail(f"--per-document writes one file per document, which only these formats do: {per_doc}")
-        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(DOCUMENT_FILE_SUFFIX))
+        suffix = _document_suffix(fmt)
+        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(suffix))
     if fmt.OUTPUT == "folder":
         return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(fmt.EXTENSION))
     return AtomicOutput(out)
+
+
+def _document_suffix(fmt: Any) -> str:
+    """The name ending of ``--per-document`` files: the format's own (``DOCUMENT_SUFFIX``: a Gemini CLI session is
+    ``{session}.jsonl``), else RFC-0001's ``{session}.storyline.json``."""
+    return getattr(fmt, "DOCUMENT_SUFFIX", DOCUMENT_FILE_SUFFIX)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -392,7 +399,7 @@ def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Pat
         for story in stories:
             (tmp / f".part-{len(sessions)}").write_text(fmt.encode([story]), encoding="utf-8")
             sessions.append(story["session"])
-        for i, name in enumerate(document_file_names(sessions)):
+        for i, name in enumerate(document_file_names(sessions, _document_suffix(fmt))):
             (tmp / f".part-{i}").replace(safe_path(tmp, name))
         return f"wrote {len(sessions)} document(s) to {out}"
     batched = capability(fmt, "batched_writer") is not None

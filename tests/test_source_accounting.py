@@ -39,7 +39,10 @@ FILES = sorted(
     for p in base.rglob("*")
     if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and ".expected." not in p.name
 )
-MARKUP = re.compile(r"</?(?:think|tool_call|tool_response|REASONING_SCRATCHPAD)>")
+# The training markup the ShareGPT seed writes, and any other tag a harness wraps text in (Cursor's <user_query>):
+# the text between tags is what is compared.
+MARKUP = re.compile(r"</?[A-Za-z_][\w-]*>")
+TRAINING_MARKUP = re.compile(r"</?(?:think|tool_call|tool_response)>")  # what the outputs wrap their JSON in
 WORD = re.compile(r"\S+")
 
 
@@ -62,9 +65,10 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _content(s: str) -> bool:
-    """A string that is content, not structure: more than one word, or long."""
+    """A string that is content, not structure: more than one word, or one long token (an event type such as
+    ``tool.execution_complete`` or an id is structure)."""
     s = s.strip()
-    return len(s) >= 16 or (len(WORD.findall(s)) > 1 and len(s) >= 6)
+    return len(s) >= 32 or (len(WORD.findall(s)) > 1 and len(s) >= 6)
 
 
 def _pieces(s: str) -> Iterator[str]:
@@ -120,7 +124,7 @@ def _opened(values: Any) -> Iterator[str]:
     """The strings of an output and of the JSON inside its training markup (a ``<tool_response>`` body)."""
     for s in _strings(values):
         yield s.strip()
-        for piece in MARKUP.split(s):
+        for piece in TRAINING_MARKUP.split(s):
             piece = piece.strip()
             if piece[:1] in "[{":
                 with contextlib.suppress(ValueError):

@@ -21,11 +21,15 @@ import orjson
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
-from . import (  # research agents' trajectories (#21)
+from . import (
     atif,
     chat,
+    copilot_cli,
+    cursor,
+    gemini_cli,
     mini_swe_agent,
     openai_msg,
+    opencode,
     openhands,
     role_text,
     sharegpt,
@@ -145,7 +149,21 @@ def unregister(name: str) -> None:
         _ALIASES.pop(alias, None)
 
 
-_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif, swe_agent, mini_swe_agent, openhands, role_text)
+_BUILTIN = (
+    storyline_file,
+    openai_msg,
+    sharegpt,
+    chat,
+    atif,
+    swe_agent,
+    mini_swe_agent,
+    openhands,
+    role_text,
+    gemini_cli,
+    opencode,
+    copilot_cli,
+    cursor,
+)
 for _module in _BUILTIN:
     register(_module)
 
@@ -282,25 +300,24 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     When none is claimed, the message also names the ``--from`` whose reader reads the whole file, or says none
     does:
 
-    >>> detect(b'{"history": []}', "x.json")
+    >>> detect(b'{"history": []}', "x.json")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
-object with keys history; no format reads it (tried atif, chat, mini-swe-agent, openai-msg, openhands, role-text, \
-sharegpt, storyline, swe-agent) in x.json
+object with keys history; no format reads it (tried atif, chat, ...) in x.json
 
     When a format shares keys with the file, the message names the closest one, what its reader says, and the
     option that reads it once that is fixed:
 
-    >>> detect(b'{"schema_version": "2.0", "session_id": "s", "agent": {"name": "a"}, "steps": []}')
+    >>> atif_2 = b'{"schema_version": "2.0", "session_id": "s", "agent": {"name": "a"}, "steps": []}'
+    >>> detect(atif_2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
 object with keys schema_version, session_id, agent, steps; schema_version "2.0"; the closest format is atif (it \
 shares the keys schema_version, session_id, agent, steps), whose reader says /schema_version: not an ATIF 1.x \
 schema_version: '2.0' (expected 'ATIF-v1.N' or '1.N'; other versions are refused); once that is fixed, read it \
-with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, mini-swe-agent, openai-msg, openhands, \
-role-text, sharegpt, storyline, swe-agent)
+with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, ...)
     """
     first: Any = None
     looked = 0

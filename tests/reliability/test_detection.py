@@ -24,9 +24,21 @@ DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
 # The format of each folder's files; exceptions by name below.
-FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif",
-           "swe_agent": "swe-agent", "mini_swe_agent": "mini-swe-agent", "openhands": "openhands",
-           "role_text": "role-text"}  # fmt: skip
+FOLDERS = {
+    "openai_msg": "openai-msg",
+    "sharegpt": "sharegpt",
+    "storyline": "storyline",
+    "chat": "chat",
+    "atif": "atif",
+    "swe_agent": "swe-agent",
+    "mini_swe_agent": "mini-swe-agent",
+    "openhands": "openhands",
+    "role_text": "role-text",
+    "gemini_cli": "gemini-cli",
+    "opencode": "opencode",
+    "copilot_cli": "copilot-cli",
+    "cursor": "cursor",
+}
 
 
 def expected_format(path: Path) -> str:

@@ -181,7 +181,7 @@ OTHERS = documents_of_other_formats()
 
 def test_the_files_cover_every_other_format():
     formats = {detect((ROOT / name).read_bytes(), name).NAME for name, _ in OTHERS}
-    assert formats == {"atif", "chat", "sharegpt", "storyline"}
+    assert formats == {"atif", "chat", "sharegpt", "storyline", "gemini-cli", "opencode", "copilot-cli", "cursor"}
     assert sum(len(stories) for _, stories in OTHERS) > 400
 
 
