@@ -11,7 +11,8 @@ where every message sat and how it was spelled, so the writer gives the same rec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
@@ -132,6 +133,11 @@ def sniff(sample: Any) -> bool:
     return False
 
 
+def _placed(base: str, messages: list) -> Iterator[tuple[str, Any]]:
+    """``(pointer, message)`` of each message, made as the reader gets to it (a refused message ends it)."""
+    return ((f"{base}/{m}", msg) for m, msg in enumerate(messages))
+
+
 def _is_array_of_records(whole: list) -> bool:
     """A whole-file array holds records (not one bare conversation) when no element is a message and one
     element is a record; its other elements are then records refused one by one."""
@@ -250,7 +256,7 @@ class _Reader:
         agent: dict[str, Any] = {"id": NAME}
         if isinstance(value, list):
             hints["bare"] = True
-            placed = [(f"/{m}", msg) for m, msg in enumerate(value)]
+            placed: Iterable[tuple[str, Any]] = _placed("", value)
         elif isinstance(value, dict) and _messages_key(value) is None and single_message(value) is not None:
             return self._finish(story, agent, hints, self._single(value, single_message(value), hints))
         elif isinstance(value, dict):
@@ -262,11 +268,11 @@ class _Reader:
                     if "messages" in value
                     else "a chat record is an object with a messages array (or a conversations array of role messages)",
                 )
-            placed = [(f"/{key}/{m}", msg) for m, msg in enumerate(value[key])]
+            placed = _placed(f"/{key}", value[key])
             keys = self._record_fields(value, key, story, agent)
             if key in PAIRED:  # the conversation goes on in the second array
                 tail = value[PAIRED[key]]
-                placed += [(f"/{PAIRED[key]}/{m}", msg) for m, msg in enumerate(tail)]
+                placed = itertools.chain(placed, _placed(f"/{PAIRED[key]}", tail))
                 keys["tail"] = len(tail)
             hints["keys"] = keys
             system_key = SYSTEM_KEYS.get(key)
