@@ -33,7 +33,7 @@ import pyarrow as pa
 from datasets import Features, List, Value
 
 from .jsonio import dumps_text
-from .linking import tool_results
+from .linking import tool_outcomes
 from .schema import validate
 
 __all__ = [
@@ -367,15 +367,17 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     A call counts for its ``fn``. Its results are linked by call id wherever the document holds them:
     ``tool_calls[].result`` on the call itself, or ``observation.results[]`` entries whose
     ``source_call_id`` is the call's ``tcid`` (on any turn: RFC-0009 puts them on the next turn).
-    A call without a result counts but is neither a success nor a failure, as in the reference.
+    A call without a result counts but is neither a success nor a failure, as in the reference. A result the
+    source marked failed (``is_error: true``, ``response.status == "error"``) is a failure.
     """
     stats: dict[str, list[int]] = {}
     for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
             stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
-    for fn, content in tool_results(story):
-        # A result without content is "" to the reference (msg.get("content", "")): a failure.
-        stats[fn][2 if _result_failed(content) else 1] += 1
+    for fn, content, marked in tool_outcomes(story):
+        # A result without content is "" to the reference (msg.get("content", "")): a failure. A result the
+        # source marked failed (is_error) is a failure whatever its text.
+        stats[fn][2 if marked or _result_failed(content) else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

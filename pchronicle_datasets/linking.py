@@ -23,6 +23,7 @@ __all__ = [
     "place_results",
     "results_by_turn",
     "shown_call_ids",
+    "tool_outcomes",
     "tool_results",
 ]
 
@@ -54,6 +55,33 @@ def tool_results(story: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
             fn = by_id.get(sid) if isinstance(sid, str) else None
             if fn is not None:
                 yield fn, res.get("content", "")
+
+
+def tool_outcomes(story: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool]]:
+    """``(fn, content, marked_failed)`` for every result ``tool_results`` yields: ``marked_failed`` when the source
+    said the call failed — an observation result's ``is_error: true`` (Anthropic ``tool_result.is_error``), or a
+    call whose ``response.status`` is ``"error"`` — whatever its content says.
+
+    >>> story = {"turns": [{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "Bash", "args": {}}],
+    ...     "observation": {"results": [{"source_call_id": "c1", "content": "Exit code 1", "is_error": True}]}}]}
+    >>> list(tool_outcomes(story))
+    [('Bash', 'Exit code 1', True)]
+    """
+    turns = story.get("turns") or []
+    by_id: dict[str, str] = {}
+    for turn in turns:
+        for call in turn.get("tool_calls") or []:
+            by_id[call["tcid"]] = call["fn"]
+            if "result" in call:
+                response = call.get("response")
+                failed = isinstance(response, dict) and response.get("status") == "error"
+                yield call["fn"], call["result"], failed
+    for turn in turns:
+        for res in observation_results(turn):
+            sid = res.get("source_call_id") if isinstance(res, dict) else None
+            fn = by_id.get(sid) if isinstance(sid, str) else None
+            if fn is not None:
+                yield fn, res.get("content", ""), res.get("is_error") is True
 
 
 def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, Any]]]:

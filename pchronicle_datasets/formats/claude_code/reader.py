@@ -70,7 +70,11 @@ def _shared(lines: list[tuple[int, int, Any]]) -> dict[str, Any]:
 
 
 def _mask(value: dict, shared: dict[str, Any]) -> int:
-    return sum(1 << b for b, key in enumerate(ENVELOPE_KEYS) if key in value and key in shared and _same(value[key], shared[key]))
+    return sum(
+        1 << b
+        for b, key in enumerate(ENVELOPE_KEYS)
+        if key in value and key in shared and _same(value[key], shared[key])
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -160,9 +164,7 @@ class _Session:
         return hint
 
 
-def read_session(
-    lines: list[tuple[int, int, Any]], document_id: str | None, sidecar: Any = None
-) -> dict[str, Any]:
+def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sidecar: Any = None) -> dict[str, Any]:
     """The document of one session file's parsed lines ``(index, line, value)`` (``index``: 0-based among the
     non-blank lines, the first token of every residual pointer); ``sidecar``: the parsed ``.meta.json`` of a
     2.1.x subagent file, when there is one."""

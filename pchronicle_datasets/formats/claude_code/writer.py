@@ -32,7 +32,16 @@ from .fields import ENVELOPE_KEYS, HINTS, NAME
 
 __all__ = ["encode", "session_lines"]
 
-_WRITTEN_ROOT = {"schema_version", "origin", "session", "agent", "turns", "meta", "unknown_fields", "unknown_key_counts"}
+_WRITTEN_ROOT = {
+    "schema_version",
+    "origin",
+    "session",
+    "agent",
+    "turns",
+    "meta",
+    "unknown_fields",
+    "unknown_key_counts",
+}
 _WRITTEN_TURN = {"id", "src", "msg", "reason", "tool_calls", "observation", "ts", "model"}
 
 
@@ -137,7 +146,8 @@ def _synthesized(story: dict[str, Any]) -> Iterator[dict[str, Any]]:
             msg = turn["msg"] if isinstance(turn["msg"], (str, list)) else _text(turn["msg"], f"{ptr}/msg")
             yield record("user", uid, {"role": "user", "content": msg}, turn.get("ts"), **meta)
         results = [
-            {"type": "tool_result", "tool_use_id": cid, "content": _result(content)} for cid, _, content in placed.get(t, [])
+            {"type": "tool_result", "tool_use_id": cid, "content": _result(content)}
+            for cid, _, content in placed.get(t, [])
         ]
         results += [{"type": "text", "text": _text(content, f"{ptr}/observation")} for _, content in loose.get(t, [])]
         if results:
