@@ -84,10 +84,19 @@ def teich_counts(paths: list[str]) -> dict[str, Any] | str:
         return "teich is not installed (pip install teich): the teich column is skipped"
     from datasets import load_dataset
 
-    ds = load_dataset("json", data_files=paths, split="train", cache_dir=tempfile.mkdtemp())
-    c: dict[str, Any] = dict(rows=len(ds), results=0, unknown_tool=0, usages=0, linked_children=0)
+    c: dict[str, Any] = dict(rows=0, failed_files=0, results=0, unknown_tool=0, usages=0, linked_children=0)
     c.update(compact_summary_user_turns=0, signatures=0, is_error=0, abandoned_messages_kept=0)
-    for row in ds:
+    try:
+        rows = list(load_dataset("json", data_files=paths, split="train", cache_dir=tempfile.mkdtemp()))
+    except Exception:  # one file it cannot read stops the whole load: read them one by one to count them
+        rows = []
+        for path in paths:
+            try:
+                rows += list(load_dataset("json", data_files=[path], split="train", cache_dir=tempfile.mkdtemp()))
+            except Exception:
+                c["failed_files"] += 1
+    c["rows"] = len(rows)
+    for row in rows:
         text = json.dumps(row["messages"])
         c["signatures"] += text.count('"signature"')
         c["is_error"] += text.count('"is_error"')
@@ -109,7 +118,14 @@ def pchronicle_counts(paths: list[str]) -> dict[str, Any]:
 
     import pchronicle_datasets as pc
 
-    ds = load_dataset("pchronicle", "claude-code", data_files=paths, split="train", cache_dir=tempfile.mkdtemp())
+    ds = load_dataset(
+        "pchronicle",
+        "claude-code",
+        data_files=paths,
+        split="train",
+        cache_dir=tempfile.mkdtemp(),
+        on_bad_records="skip",
+    )
     c: dict[str, Any] = dict(rows=len(ds), results=0, resolved=0, usages=0, linked_children=0)
     c.update(compact_summary_user_turns=0, signatures=0, is_error=0, abandoned_messages_kept=0)
     for row in ds:

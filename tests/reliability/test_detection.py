@@ -24,7 +24,14 @@ DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
 # The format of each folder's files; exceptions by name below.
-FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif"}
+FOLDERS = {
+    "openai_msg": "openai-msg",
+    "sharegpt": "sharegpt",
+    "storyline": "storyline",
+    "chat": "chat",
+    "atif": "atif",
+    "claude_code": "claude-code",
+}
 
 
 def expected_format(path: Path) -> str:
@@ -48,7 +55,12 @@ def source_files() -> list[Path]:
     """Every shipped sample, every corpus file copied into tests/data and every golden input file."""
     samples = [p for p in SAMPLES.rglob("*.json*") if p.is_file()]
     # Expected outputs that are not trajectories (expected documents, loss reports) are not sources.
-    data = [p for p in DATA.rglob("*.json*") if p.is_file() and not p.name.endswith((".expected.json", ".losses.json"))]
+    # Sidecars (a Claude Code subagent's agent-<id>.meta.json) inform their file's reader and are no documents.
+    data = [
+        p
+        for p in DATA.rglob("*.json*")
+        if p.is_file() and not p.name.endswith((".expected.json", ".losses.json", ".meta.json"))
+    ]
     return sorted(samples) + sorted(data)
 
 
