@@ -96,11 +96,14 @@ def teich_counts(paths: list[str]) -> dict[str, Any] | str:
             except Exception:
                 c["failed_files"] += 1
     c["rows"] = len(rows)
+    c["rows_not_traces"] = sum(1 for row in rows if not isinstance(row.get("messages"), list))
     for row in rows:
+        if not isinstance(row.get("messages"), list):
+            continue  # datasets did not take the file for agent traces: plain JSON rows
         text = json.dumps(row["messages"])
         c["signatures"] += text.count('"signature"')
         c["is_error"] += text.count('"is_error"')
-        c["usages"] += 1 if row["metadata"].get("usage") else 0
+        c["usages"] += 1 if (row.get("metadata") or {}).get("usage") else 0
         for m in row["messages"]:
             if m.get("role") == "tool":
                 c["results"] += 1
