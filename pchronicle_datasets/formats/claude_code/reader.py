@@ -189,7 +189,13 @@ def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sid
         else:
             if is_message_record(value):
                 s.abandoned.append(i)
-            _keep_keys(s.kept, i, value, mask)
+            # Kept whole under the line's own pointer (one residual entry per record, not one per key: a 2.1.x
+            # session is mostly progress records), less the envelope keys its mask restores.
+            masked = {key for b, key in enumerate(ENVELOPE_KEYS) if mask >> b & 1}
+            rest = {k: v for k, v in value.items() if k not in masked}
+            if ENVELOPE_KEY in rest and s.kept.take_envelope(rest[ENVELOPE_KEY]):
+                del rest[ENVELOPE_KEY]
+            s.kept.keep(f"/{i}", rest)
         s.hints.append(entry)
     turns = s.b.turns
     if not any(t["src"] in ("user", "agent") for t in turns):

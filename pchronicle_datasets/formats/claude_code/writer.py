@@ -80,14 +80,18 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any], fields: dict[str,
     gaps = set(hints.get("gaps") or ())
     indices = (i for i in range(len(hints["lines"]) + len(gaps)) if i not in gaps)
     for i, entry in zip(indices, hints["lines"], strict=False):
-        if i in whole:
-            yield whole[i]
-            continue
         base: dict[str, Any] = {}
         mask = entry.get("e", 0)
         for b, key in enumerate(ENVELOPE_KEYS):
             if mask >> b & 1:
                 base[key] = shared[key]
+        if i in whole:  # a record kept whole (less its envelope keys), or a line that is no object
+            line = {**base, **whole[i]} if isinstance(whole[i], dict) else whole[i]
+            if carried is not None and isinstance(line, dict):
+                line[ENVELOPE_KEY] = carried
+                carried = None
+            yield line
+            continue
         if "m" in entry:
             base["message"] = write_message(story, entry["m"])
         line = rebuild(base, by_line.get(i, []))

@@ -84,7 +84,11 @@ def test_other_records_are_residual_and_counted_never_dropped():
     assert counts["brand-new-record"] == 1 and counts["progress"] == 1 and counts["system/turn_duration"] == 1
     assert counts["(not an object)"] == 1
     fields = doc["unknown_fields"]["sources"]["claude-code"]["fields"]
-    assert fields["/3/what"] == [1, 2] and fields["/5"] == [1, 2] and fields["/6/message/content/0/citations"] == []
+    assert (
+        fields["/3"] == {"type": "brand-new-record", "what": [1, 2]}
+        and fields["/5"] == [1, 2]
+        and fields["/6/message/content/0/citations"] == []
+    )
     assert [t["msg"] for t in doc["turns"]] == ["hi", "hello"]
 
 

@@ -140,7 +140,7 @@ def test_the_rewind_is_applied_and_the_abandoned_branch_kept():
     abandoned = doc["meta"]["claude-code"]["abandoned"]
     assert [src[i]["uuid"] for i in abandoned] == ["b1u", "b1a"]
     kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"]
-    assert kept["/2/message"]["content"][0]["text"] == "First attempt"
+    assert kept["/2"]["message"]["content"][0]["text"] == "First attempt"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
