@@ -102,7 +102,7 @@ def teich_counts(paths: list[str]) -> dict[str, Any] | str:
             continue  # datasets did not take the file for agent traces: plain JSON rows
         text = json.dumps(row["messages"])
         c["signatures"] += text.count('"signature"')
-        c["is_error"] += text.count('"is_error"')
+        c["is_error"] += text.count('"is_error": true')
         c["usages"] += 1 if (row.get("metadata") or {}).get("usage") else 0
         for m in row["messages"]:
             if m.get("role") == "tool":
@@ -146,7 +146,7 @@ def pchronicle_counts(paths: list[str]) -> dict[str, Any]:
             for res in (turn.get("observation") or {}).get("results", ()):
                 c["results"] += 1
                 c["resolved"] += res.get("source_call_id") in names
-                c["is_error"] += "is_error" in res
+                c["is_error"] += res.get("is_error") is True
     return c
 
 

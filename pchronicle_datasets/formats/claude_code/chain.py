@@ -3,7 +3,9 @@
 Claude Code appends every record with ``uuid`` and ``parentUuid``; a rewind (editing an earlier prompt, or
 ``/rewind``) starts a new branch from an earlier record, and the abandoned branch stays in the file before it.
 The conversation is the chain from the last ``user``/``assistant`` record back to the root, followed across
-compactions (a ``compact_boundary`` has no ``parentUuid`` but a ``logicalParentUuid``).
+compactions (a ``compact_boundary`` has no ``parentUuid`` but a ``logicalParentUuid``) and across a context reset
+(a new root that is no message, such as the ``SessionStart`` hook record plan mode writes when it clears the
+context to implement a plan: the conversation before it goes on there).
 
 The chain alone is not the whole conversation: an assistant response is written one line per content block, and
 with parallel tool calls each ``tool_result`` line is the child of *its* ``tool_use`` line, so the chain runs
@@ -80,7 +82,14 @@ def conversation(lines: list[tuple[int, Any]]) -> list[int]:
     while node is not None and node[0] not in chain:
         chain.add(node[0])
         parent = _uid(node[1], "parentUuid") or _uid(node[1], "logicalParentUuid")
-        node = by_uuid.get(parent) if parent is not None else None
+        if parent is not None:
+            node = by_uuid.get(parent)
+        elif not is_message_record(node[1]):
+            # A root that is no message (the SessionStart hook of plan mode's "clear context and implement")
+            # starts a new segment of the same session: the conversation before it continues there.
+            node = next((iv for iv in reversed(lines) if iv[0] < node[0] and is_message_record(iv[1])), None)
+        else:
+            node = None
     members = {index for index, _ in lines if index in chain}
     on = {_uid(v, "uuid") for i, v in lines if i in members} - {None}
     messages = [(i, v) for i, v in lines if is_message_record(v)]
