@@ -175,7 +175,7 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     Traceback (most recent call last):
     ...
     pchronicle_datasets.errors.FormatError: (root): the format of this file is not recognised: it holds a JSON \
-object with keys history; no format reads it (tried atif, chat, openai-msg, sharegpt, storyline) in x.json
+object with keys history; no format reads it (tried atif, chat, claude-code, openai-msg, sharegpt, storyline) in x.json
     """
     first: Any = None
     looked = 0
