@@ -59,9 +59,14 @@ def session_lines(story: dict[str, Any]) -> Iterator[Any]:
     hints = (story.get("meta") or {}).get(HINTS) if isinstance(story.get("meta"), dict) else None
     own = source_fields(story, NAME)
     if isinstance(hints, dict) and isinstance(hints.get("lines"), list) and own is not None:
-        yield from _same_source(story, hints, own.get("fields") or {})
-    else:
-        yield from _synthesized(story)
+        try:
+            lines = list(_same_source(story, hints, own.get("fields") or {}))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            lines = None  # hints edited by hand or by another tool: the document's own fields decide instead
+        if lines is not None:
+            yield from lines
+            return
+    yield from _synthesized(story)
 
 
 def _same_source(story: dict[str, Any], hints: dict[str, Any], fields: dict[str, Any]) -> Iterator[Any]:
