@@ -42,7 +42,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 4
+    assert len(FILES) == 5
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
