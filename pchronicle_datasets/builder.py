@@ -49,6 +49,7 @@ from .loading.policy import BadRecords, check_policy, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
+from .sidecars import pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -144,18 +145,23 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         # No extraction: compressed files are decompressed here as they are read, member by member.
         files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)  # the same ids as the CLI's and Spark's
-        return [
-            datasets.SplitGenerator(
-                name=split,
-                gen_kwargs={
-                    "files": list(paths),
-                    "names": names[split],
-                    "parts": [(0, 1)] * len(paths),  # (k, n): part k of n of the file; (0, 1) is the whole file
-                    "run": self._run,
-                },
+        generators = []
+        for split, paths in files.items():
+            # A sidecar listed beside its file (sidecars.py) is no document: its file's reader gets it.
+            keep, side = pair(names[split])
+            generators.append(
+                datasets.SplitGenerator(
+                    name=split,
+                    gen_kwargs={
+                        "files": [paths[i] for i in keep],
+                        "names": [names[split][i] for i in keep],
+                        "parts": [(0, 1)] * len(keep),  # (k, n): part k of n of the file; (0, 1) is the whole file
+                        "sidecars": [paths[side[i]] if i in side else None for i in keep],
+                        "run": self._run,
+                    },
+                )
             )
-            for split, paths in files.items()
-        ]
+        return generators
 
     def download_and_prepare(self, *args: Any, **kwargs: Any) -> None:
         self._run = None
@@ -175,28 +181,42 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             self._skipped_dir = None
 
     def _generate_shards(
-        self, files: list[str], names: list[str], run: str, parts: list[tuple[int, int]] | None = None
+        self,
+        files: list[str],
+        names: list[str],
+        run: str,
+        parts: list[tuple[int, int]] | None = None,
+        sidecars: list[str | None] | None = None,
     ) -> Iterator[str]:
         yield from names
 
     def _generate_tables(
-        self, files: list[str], names: list[str], run: str, parts: list[tuple[int, int]] | None = None
+        self,
+        files: list[str],
+        names: list[str],
+        run: str,
+        parts: list[tuple[int, int]] | None = None,
+        sidecars: list[str | None] | None = None,
     ) -> Iterator[tuple[Key, Any]]:
         parts = parts or [(0, 1)] * len(files)
-        for shard, (path, name, part) in enumerate(zip(files, names, parts, strict=True)):
+        sidecars = sidecars or [None] * len(files)
+        for shard, (path, name, part, side) in enumerate(zip(files, names, parts, sidecars, strict=True)):
             try:
+                sidecar = _read_whole(side) if side is not None else read_sidecar(path)
                 with xopen(path, "rb") as f:
-                    yield from self._file_tables(shard, f, path, name, tuple(part), run)
+                    yield from self._file_tables(shard, f, path, name, tuple(part), run, sidecar)
             except OSError as exc:
                 raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
 
     def _file_tables(
-        self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str
+        self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str, sidecar: bytes | None = None
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
         fmt = _splittable(path, self.config.name)
         if n == 1 and fmt is None:
-            records = iter_records(self.config.name, f, name, max_size=self.config.max_decompressed_size)
+            records = iter_records(
+                self.config.name, f, name, max_size=self.config.max_decompressed_size, sidecar=sidecar
+            )
         else:
             # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file
             # itself, which it can read again by offset (no spill file), and the part's byte range.
@@ -288,6 +308,11 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         return rows_to_table(rows) if rows else None
 
 
+def _read_whole(path: str) -> bytes:
+    with xopen(path, "rb") as f:
+        return f.read()
+
+
 def _head(path: str) -> bytes:
     with open(path, "rb") as f:
         return as_bytes(f.read(HEAD))
@@ -305,15 +330,19 @@ def _splittable(path: str, fmt: str) -> str | None:
 def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dict[str, Any]:
     """Each big splittable file as up to ``num_proc`` shards (its byte ranges, each at least ``SPLIT_MIN``), so
     that one big capture keeps every worker busy."""
-    files, names, parts = [], [], []
-    for path, name, part in zip(gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], strict=True):
+    files, names, parts, sidecars = [], [], [], []
+    given = gen_kwargs.get("sidecars") or [None] * len(gen_kwargs["files"])
+    for path, name, part, side in zip(
+        gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], given, strict=True
+    ):
         whole = tuple(part) == (0, 1)
         n = min(num_proc, os.path.getsize(path) // SPLIT_MIN) if whole and _splittable(path, fmt) else 1
         pieces = [tuple(part)] if n <= 1 else [(k, n) for k in range(n)]
         files += [path] * len(pieces)
         names += [name] * len(pieces)
         parts += pieces
-    return {**gen_kwargs, "files": files, "names": names, "parts": parts}
+        sidecars += [side] * len(pieces)
+    return {**gen_kwargs, "files": files, "names": names, "parts": parts, "sidecars": sidecars}
 
 
 def _byte_range(path: str, k: int, n: int) -> tuple[int, int | None]:

@@ -41,6 +41,7 @@ from .quarantine import Quarantine
 from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
+from .sidecars import folder_files, pair, read_sidecar
 
 EPILOG = """examples:
   pchronicle-datasets validate run.storyline.json captures/*.jsonl.gz
@@ -72,14 +73,27 @@ def _read(path: str) -> Any:
         raise _fail(f"cannot read {path}: {exc}") from None
 
 
+def _read_sidecar(path: str) -> bytes:
+    try:
+        with fsspec.open(path, "rb") as f:
+            return f.read()
+    except (OSError, ValueError, ImportError) as exc:
+        raise _fail(f"cannot read {path}: {exc}") from None
+
+
 def _records(
     paths: Sequence[str], fmt: str, desc: str, max_size: int = MAX_DECOMPRESSED_SIZE
 ) -> Iterator[tuple[str, Record]]:
-    """Every record of every input, each file read as a stream (memory: the records being made)."""
-    for path in tqdm(paths, desc=desc, unit="file", disable=None, file=sys.stderr):
+    """Every record of every input, each file read as a stream (memory: the records being made); a folder is
+    its files (``sidecars.folder_files``), a sidecar given to its file's reader instead of read as a document."""
+    paths = folder_files(paths)
+    keep, side = pair(paths)
+    for k in tqdm(keep, desc=desc, unit="file", disable=None, file=sys.stderr):
+        path = paths[k]
+        sidecar = _read_sidecar(paths[side[k]]) if k in side else read_sidecar(path)
         data = _read(path)
         try:
-            for rec in iter_records(fmt, data, path, max_size=max_size):
+            for rec in iter_records(fmt, data, path, max_size=max_size, sidecar=sidecar):
                 yield path, rec
         except OSError as exc:
             raise _fail(f"cannot read {path}: {exc}") from None

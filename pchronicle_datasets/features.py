@@ -34,7 +34,7 @@ from datasets import Features, List, Value
 
 from . import schema
 from .jsonio import dumps_text
-from .linking import tool_results
+from .linking import tool_outcomes
 from .schema import validate
 
 __all__ = [
@@ -373,15 +373,17 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     A call counts for its ``fn``. Its results are the ones training outputs show for it: linked by the one rule
     of ``linking.place_results`` (by call id wherever the document holds them, by position where a result has
     no id).
-    A call without a result counts but is neither a success nor a failure, as in the reference.
+    A call without a result counts but is neither a success nor a failure, as in the reference. A result the
+    source marked failed (``is_error: true``, ``response.status == "error"``) is a failure.
     """
     stats: dict[str, list[int]] = {}
     for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
             stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
-    for fn, content in tool_results(story):
-        # A result without content is "" to the reference (msg.get("content", "")): a failure.
-        stats[fn][2 if _result_failed(content) else 1] += 1
+    for fn, content, marked in tool_outcomes(story):
+        # A result without content is "" to the reference (msg.get("content", "")): a failure. A result the
+        # source marked failed (is_error) is a failure whatever its text.
+        stats[fn][2 if marked or _result_failed(content) else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "place_results",
     "results_by_turn",
     "shown_call_ids",
+    "tool_outcomes",
     "tool_results",
 ]
 
@@ -47,13 +48,29 @@ def tool_results(story: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     ...     "observation": {"results": [{"content": "x"}]}}]}))
     [('ls', 'x')]
     """
+    for fn, content, _ in tool_outcomes(story):
+        yield fn, content
+
+
+def tool_outcomes(story: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool]]:
+    """``(fn, content, marked_failed)`` for every result ``tool_results`` yields (the one linking rule,
+    ``place_results``): ``marked_failed`` when the source said the call failed — an observation result's
+    ``is_error: true`` (Anthropic ``tool_result.is_error``), or a call whose ``response.status`` is ``"error"`` —
+    whatever its content says.
+
+    >>> story = {"turns": [{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "Bash", "args": {}}],
+    ...     "observation": {"results": [{"source_call_id": "c1", "content": "Exit code 1", "is_error": True}]}}]}
+    >>> list(tool_outcomes(story))
+    [('Bash', 'Exit code 1', True)]
+    """
     if not story.get("turns"):
         return
     called = {c["fn"] for turn in story["turns"] for c in turn.get("tool_calls") or ()}
-    for results in place_results(story)[0].values():
-        for _, fn, content in results:
+    marks: dict[int, list[bool]] = {}
+    for t, results in place_results(story, marks)[0].items():
+        for (_, fn, content), failed in zip(results, marks[t], strict=True):
             if fn != "unknown" or "unknown" in called:
-                yield fn, content
+                yield fn, content, failed
 
 
 def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, Any]]]:
@@ -101,7 +118,16 @@ def _answers_own_call(turn: Mapping[str, Any], results: list) -> bool:
     return any(isinstance(r, dict) and r.get("source_call_id") in own for r in results)
 
 
-def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, loose: dict, last: int | None) -> None:
+def _put(placed: dict, marks: dict | None, t: int, entry: tuple, failed: bool) -> None:
+    """Place ``entry`` after turn ``t``; ``marks`` (when kept) gets whether the source marked that result failed."""
+    placed.setdefault(t, []).append(entry)
+    if marks is not None:
+        marks.setdefault(t, []).append(failed)
+
+
+def _place_turn(
+    t: int, turns: list, results: list, owner: dict, placed: dict, loose: dict, last: int | None, marks: dict | None
+) -> None:
     calls = turns[t].get("tool_calls") or []
     home = t if calls else (last if last is not None and _waiting(last, turns, placed) else None)
     home_calls = (turns[home].get("tool_calls") or []) if home is not None else []
@@ -116,13 +142,14 @@ def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, l
             continue
         sid = res.get("source_call_id")
         content = res.get("content", "")
+        failed = res.get("is_error") is True  # Anthropic's tool_result.is_error, as the harness readers keep it
         if isinstance(sid, str) and sid in owner:
             t_owner, fn = owner[sid]
-            placed.setdefault(t if after_own else t_owner, []).append((sid, fn, content))
+            _put(placed, marks, t if after_own else t_owner, (sid, fn, content), failed)
             continue
         if isinstance(sid, str) and sid:
             # An id that names no call answers no call: "unknown", never the name of a call it does not answer.
-            placed.setdefault(home if home is not None else t, []).append((sid, "unknown", content))
+            _put(placed, marks, home if home is not None else t, (sid, "unknown", content), failed)
             continue
         if home is None:
             loose.setdefault(t, []).append((k, content))
@@ -131,14 +158,16 @@ def _place_turn(t: int, turns: list, results: list, owner: dict, placed: dict, l
         while unlinked < len(home_calls) and home_calls[unlinked]["tcid"] in by_id:
             unlinked += 1
         name = home_calls[unlinked]["fn"] if unlinked < len(home_calls) else "unknown"
-        placed.setdefault(home, []).append((sid if isinstance(sid, str) else "", name, content))
+        _put(placed, marks, home, (sid if isinstance(sid, str) else "", name, content), failed)
         unlinked += 1
 
 
 def place_results(
-    story: Mapping[str, Any],
+    story: Mapping[str, Any], marks: dict[int, list[bool]] | None = None
 ) -> tuple[dict[int, list[tuple[str, str, Any]]], dict[int, list[tuple[int, Any]]]]:
-    """``(results_by_turn(story), loose_results(story))`` in one pass over the document.
+    """``(results_by_turn(story), loose_results(story))`` in one pass over the document; ``marks``, when given,
+    is filled in step with the placed results: whether the source marked each failed (``is_error: true`` on an
+    observation result, ``response.status == "error"`` on a call holding its result).
 
     >>> place_results({"turns": [{"src": "user", "msg": "hi"}]})
     ({}, {})
@@ -153,11 +182,13 @@ def place_results(
         for call in calls:
             owner.setdefault(call["tcid"], (t, call["fn"]))
             if "result" in call:
-                placed.setdefault(t, []).append((call["tcid"], call["fn"], call["result"]))
+                response = call.get("response")
+                failed = isinstance(response, dict) and response.get("status") == "error"
+                _put(placed, marks, t, (call["tcid"], call["fn"], call["result"]), failed)
         obs = turn.get("observation")
         results = obs.get("results") if isinstance(obs, dict) else None
         if isinstance(results, list):
-            _place_turn(t, turns, results, owner, placed, loose, last_with_calls)
+            _place_turn(t, turns, results, owner, placed, loose, last_with_calls, marks)
         if calls:
             last_with_calls = t
     return placed, loose

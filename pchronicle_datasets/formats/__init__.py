@@ -24,6 +24,7 @@ from ..jsonio import json_type, short
 from . import (
     atif,
     chat,
+    claude_code,
     copilot_cli,
     cursor,
     gemini_cli,
@@ -155,6 +156,7 @@ _BUILTIN = (
     sharegpt,
     chat,
     atif,
+    claude_code,
     swe_agent,
     mini_swe_agent,
     openhands,
@@ -387,7 +389,12 @@ def _samples(data: bytes | Source) -> Iterator[Any]:
 
 
 def iter_records(
-    fmt: str, data: Any, document_id: str | None = None, *, max_size: int = MAX_DECOMPRESSED_SIZE
+    fmt: str,
+    data: Any,
+    document_id: str | None = None,
+    *,
+    max_size: int = MAX_DECOMPRESSED_SIZE,
+    sidecar: bytes | None = None,
 ) -> Iterator[Record]:
     """Every record of one source file, each with its document or the error that refused it, in file order.
 
@@ -397,7 +404,8 @@ def iter_records(
     gives the records of its complete lines, then one error record naming the byte offset of the cut; more
     than ``max_size`` decompressed bytes (``compression.MAX_DECOMPRESSED_SIZE`` by default) end the file with
     one ``DecompressionLimitError`` record naming the limit, before memory grows. ``fmt`` may be ``"auto"``:
-    the format is detected from the content (``detect``)."""
+    the format is detected from the content (``detect``). ``sidecar``: the bytes of the file's sidecar
+    (``sidecars.py``), given to a reader that takes one."""
     if isinstance(data, Mapping) or not (
         isinstance(data, (str, bytes, bytearray, memoryview, Iterable)) or hasattr(data, "read")
     ):
@@ -417,7 +425,7 @@ def iter_records(
             # become a 1 GB quarantine entry (nor be read whole).
             yield Record(None, src.whole_if_small(WHOLE_FILE_RECORD_LIMIT) or b"", error=exc)
             return
-        yield from _diagnosed(module, src, document_id, named=fmt != "auto")
+        yield from _diagnosed(module, src, document_id, named=fmt != "auto", sidecar=sidecar)
     else:
         src.read_all()  # to its end: a stream cut short says so even when nothing before the cut is a line
     if src.error is not None:
@@ -442,14 +450,17 @@ def _head(src: Source) -> bytes:
     return b"\n".join(raw for *_, raw in src.first_lines(DETECT_RECORDS))
 
 
-def _diagnosed(module: Format, src: Source, document_id: str | None, *, named: bool) -> Iterator[Record]:
+def _diagnosed(
+    module: Format, src: Source, document_id: str | None, *, named: bool, sidecar: bytes | None = None
+) -> Iterator[Record]:
     """The records of ``module``'s reader, their errors made to say what the user can act on: an error of a
     pretty-printed whole file names its pointer and no line; when the format was named (``--from``) and its
     reader refuses the first record of a file that detection gives to another format, the error says which."""
     head = _head(src) if named else b""  # peeked before the reader starts: the stream is read once
     pretty: bool | None = None
     first = True
-    for rec in module.iter_records(src, document_id):
+    more = {"sidecar": sidecar} if sidecar is not None and getattr(module, "SIDECAR", False) else {}
+    for rec in module.iter_records(src, document_id, **more):
         err = rec.error
         if err is not None and isinstance(err, PchronicleError):
             if pretty is None:

@@ -38,6 +38,7 @@ FOLDERS = {
     "opencode": "opencode",
     "copilot_cli": "copilot-cli",
     "cursor": "cursor",
+    "claude_code": "claude-code",
 }
 
 
@@ -62,7 +63,12 @@ def source_files() -> list[Path]:
     """Every shipped sample, every corpus file copied into tests/data and every golden input file."""
     samples = [p for p in SAMPLES.rglob("*.json*") if p.is_file()]
     # Expected outputs that are not trajectories (expected documents, loss reports) are not sources.
-    data = [p for p in DATA.rglob("*.json*") if p.is_file() and not p.name.endswith((".expected.json", ".losses.json"))]
+    # Sidecars (a Claude Code subagent's agent-<id>.meta.json) inform their file's reader and are no documents.
+    data = [
+        p
+        for p in DATA.rglob("*.json*")
+        if p.is_file() and not p.name.endswith((".expected.json", ".losses.json", ".meta.json"))
+    ]
     data += DATA.rglob("*.traj")  # SWE-agent's trajectories keep their own extension
     return sorted(samples) + sorted(data)
 

@@ -1,0 +1,110 @@
+"""The conversation of a session file: the ``parentUuid`` chain that ends at its last message.
+
+Claude Code appends every record with ``uuid`` and ``parentUuid``; a rewind (editing an earlier prompt, or
+``/rewind``) starts a new branch from an earlier record, and the abandoned branch stays in the file before it.
+The conversation is the chain from the last ``user``/``assistant`` record back to the root, followed across
+compactions (a ``compact_boundary`` has no ``parentUuid`` but a ``logicalParentUuid``) and across a context reset
+(a new root that is no message, such as the ``SessionStart`` hook record plan mode writes when it clears the
+context to implement a plan: the conversation before it goes on there).
+
+The chain alone is not the whole conversation: an assistant response is written one line per content block, and
+with parallel tool calls each ``tool_result`` line is the child of *its* ``tool_use`` line, so the chain runs
+through one of them only. The conversation therefore also holds every fragment of a response on the chain (same
+``message.id``) and every result line that answers a call of the chain and hangs from the chain.
+
+>>> lines = [
+...     (0, {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "hi"}}),
+...     (1, {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {"id": "m1", "content": [
+...         {"type": "tool_use", "id": "t1"}]}}),
+...     (2, {"type": "assistant", "uuid": "a2", "parentUuid": "a1", "message": {"id": "m1", "content": [
+...         {"type": "tool_use", "id": "t2"}]}}),
+...     (3, {"type": "user", "uuid": "r2", "parentUuid": "a2", "message": {"content": [
+...         {"type": "tool_result", "tool_use_id": "t2"}]}}),
+...     (4, {"type": "user", "uuid": "r1", "parentUuid": "a1", "message": {"content": [
+...         {"type": "tool_result", "tool_use_id": "t1"}]}}),
+...     (5, {"type": "assistant", "uuid": "a3", "parentUuid": "r1", "message": {"id": "m2", "content": []}}),
+... ]
+>>> conversation(lines)
+[0, 1, 2, 3, 4, 5]
+>>> conversation(lines + [(6, {"type": "user", "uuid": "u2", "parentUuid": None, "message": {"content": "again"}})])
+[6]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["conversation", "is_message_record"]
+
+
+def is_message_record(value: Any) -> bool:
+    """A ``user``/``assistant`` record with a ``message`` object and a ``uuid``."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") in ("user", "assistant")
+        and isinstance(value.get("message"), dict)
+        and isinstance(value.get("uuid"), str)
+    )
+
+
+def _uid(value: Any, key: str) -> str | None:
+    v = value.get(key) if isinstance(value, dict) else None
+    return v if isinstance(v, str) and v else None
+
+
+def _message_id(value: dict) -> str | None:
+    mid = value["message"].get("id")
+    return mid if isinstance(mid, str) and mid else None
+
+
+def _blocks(value: dict, kind: str, key: str) -> set[str]:
+    content = value["message"].get("content")
+    if not isinstance(content, list):
+        return set()
+    return {b[key] for b in content if isinstance(b, dict) and b.get("type") == kind and isinstance(b.get(key), str)}
+
+
+def conversation(lines: list[tuple[int, Any]]) -> list[int]:
+    """The line indices of the conversation, in file order (see the module docs); ``[]`` when the file has no
+    message record."""
+    by_uuid: dict[str, tuple[int, Any]] = {}
+    leaf = None
+    for index, value in lines:
+        uid = _uid(value, "uuid")
+        if uid is not None and uid not in by_uuid:
+            by_uuid[uid] = (index, value)
+        if is_message_record(value):
+            leaf = (index, value)
+    if leaf is None:
+        return []
+    chain: set[int] = set()
+    node: tuple[int, Any] | None = leaf
+    while node is not None and node[0] not in chain:
+        chain.add(node[0])
+        parent = _uid(node[1], "parentUuid") or _uid(node[1], "logicalParentUuid")
+        if parent is not None:
+            node = by_uuid.get(parent)
+        elif not is_message_record(node[1]):
+            # A root that is no message (the SessionStart hook of plan mode's "clear context and implement")
+            # starts a new segment of the same session: the conversation before it continues there.
+            node = next((iv for iv in reversed(lines) if iv[0] < node[0] and is_message_record(iv[1])), None)
+        else:
+            node = None
+    members = {index for index, _ in lines if index in chain}
+    on = {_uid(v, "uuid") for i, v in lines if i in members} - {None}
+    messages = [(i, v) for i, v in lines if is_message_record(v)]
+    changed = True
+    while changed:  # fragments of a response on the chain, and the results of its calls that hang from it
+        changed = False
+        responses = {_message_id(v) for i, v in messages if i in members and v["type"] == "assistant"} - {None}
+        calls = set().union(*(_blocks(v, "tool_use", "id") for i, v in messages if i in members))
+        for i, v in messages:
+            if i in members:
+                continue
+            joins = v["type"] == "assistant" and _message_id(v) in responses
+            answers = v["type"] == "user" and (ids := _blocks(v, "tool_result", "tool_use_id")) and ids <= calls
+            if (joins or answers) and _uid(v, "parentUuid") in on:
+                members.add(i)
+                on.add(v["uuid"])
+                changed = True
+    return sorted(members)

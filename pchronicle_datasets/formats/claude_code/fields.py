@@ -1,0 +1,93 @@
+"""The Claude Code ↔ Storyline key tables (docs/formats/claude-code.md is their prose), held once for the reader
+and the writer.
+
+A session file (``~/.claude/projects/<project>/<session>.jsonl``) is JSON Lines of records; each record's
+``type`` says what it is. Only ``user`` and ``assistant`` records hold conversation (``message``: an Anthropic
+message, read through the shared message model); every other record is kept whole as residual under its line's
+pointer (``/{line index}/…``) and counted in the export hints.
+
+>>> RECORD_TYPES["progress"], RECORD_TYPES["user"]
+('residual', 'message')
+>>> CONTEXT_FLAGS["isCompactSummary"]
+'compact_summary'
+"""
+
+from __future__ import annotations
+
+NAME = "claude-code"
+HINTS = "claude-code"  # /meta/claude-code: the export hints (hints.py) of a document read from a session file
+AGENT_ID = "claude-code"
+AGENT_NAME = "Claude Code"
+
+#: What each record type of versions 2.0–2.1.x is to the reader: ``message`` (its ``message`` gives turns) or
+#: ``residual`` (kept whole under its line's pointer, counted). A type not listed is residual too, and counted
+#: under its own name: a new record type never stops a file, never disappears.
+RECORD_TYPES = {
+    "user": "message",
+    "assistant": "message",
+    "system": "residual",  # subtypes: SYSTEM_SUBTYPES
+    "summary": "residual",  # {summary, leafUuid}: the session's title, not conversation
+    "progress": "residual",  # hook_progress, bash_progress, agent_progress, mcp_progress, waiting_for_task
+    "file-history-snapshot": "residual",
+    "queue-operation": "residual",
+    "attachment": "residual",
+    "pr-link": "residual",
+    "ai-title": "residual",
+    "custom-title": "residual",
+    "mode": "residual",
+    "permission-mode": "residual",
+    "tag": "residual",
+}
+#: ``system`` subtypes seen in 2.0–2.1.x (counted as ``system/<subtype>``; any other subtype counts the same way).
+SYSTEM_SUBTYPES = (
+    "compact_boundary",
+    "microcompact_boundary",
+    "api_error",
+    "local_command",
+    "turn_duration",
+    "stop_hook_summary",
+    "informational",
+)
+
+#: Keys every conversation record repeats. The first value of each is the document's (``/meta/claude-code/
+#: shared``); a line whose value equals it says so by a bit of its hint's ``e`` mask instead of repeating it in
+#: the residual. ``ENV_STATE`` of them are also ``/task/env/state`` (derived), ``version`` is ``/agent/ver``.
+ENVELOPE_KEYS = (
+    "sessionId",
+    "version",
+    "cwd",
+    "gitBranch",
+    "userType",
+    "entrypoint",
+    "slug",
+    "isSidechain",
+    "agentId",
+    "teamName",
+)
+ENV_STATE = ("cwd", "gitBranch", "entrypoint", "userType", "slug")
+
+#: Flags of a ``user`` record whose message is context the harness injected, not the user's words: the turn
+#: gets ``copied: true``, ``kind: "context"`` and ``extra.claude_code.context`` (the value below), so training
+#: maps can leave it out (``drop_copied``).
+CONTEXT_FLAGS = {"isCompactSummary": "compact_summary", "isMeta": "meta"}
+CONTEXT_KIND = "context"
+
+#: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.
+SPAWN_TOOLS = ("Task", "Agent")
+REL_SPAWN = "spawn"  # RFC-0001's default relation: delegated work
+REL_COMPACTION = "compaction"  # the agent-acompact-* sidechain that wrote a compaction summary
+COMPACTION_AGENT = "acompact"  # agent ids of compaction sidechains start with it
+
+#: The sidecar of a 2.1.x subagent file: ``agent-<id>.jsonl`` beside ``agent-<id>.meta.json``.
+SIDECAR_SUFFIX = ".meta.json"
+SUBAGENT_PREFIX = "agent-"
+
+
+def child_session(session_id: str, agent_id: str) -> str:
+    """The session of a subagent's document: its lines carry the parent's ``sessionId``, so the agent id makes it
+    its own.
+
+    >>> child_session("c01ff5a5", "ab532cf")
+    'c01ff5a5/agent-ab532cf'
+    """
+    return f"{session_id}/{SUBAGENT_PREFIX}{agent_id}"

@@ -1,0 +1,81 @@
+"""Sidecar files: small files beside a trajectory file that are not documents but inform its reader (Claude Code
+2.1.x writes ``agent-<id>.meta.json`` beside a subagent's ``agent-<id>.jsonl``: the call that started it).
+
+A format that has them says so with ``SIDECAR = True`` and ``sidecar_of(name) -> name | None`` (the sidecar of
+a file); its ``iter_records`` then takes ``sidecar=`` (the sidecar's bytes). The builder and the CLI list the
+files of a folder through ``pair``: a sidecar listed beside its file is taken out of the documents and given to
+the file's reader instead, so it is never read as a document of its own.
+
+>>> pair(["s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a1.meta.json", "x.meta.json"])
+([0, 1, 3], {1: 2})
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+__all__ = ["FOLDER_EXTENSIONS", "folder_files", "pair", "read_sidecar", "sidecar_names"]
+
+#: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too).
+FOLDER_EXTENSIONS = (".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz")
+
+
+def sidecar_names(name: str) -> list[str]:
+    """The sidecars that may inform the file ``name``, one per format that has them."""
+    from .formats import formats
+
+    out = []
+    for module in formats():
+        if getattr(module, "SIDECAR", False):
+            found = module.sidecar_of(name)
+            if found is not None and found not in out:
+                out.append(found)
+    return out
+
+
+def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
+    """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
+    sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
+    too: a lone ``x.meta.json`` stays a document (and detection says what it is)."""
+    where = {name: i for i, name in enumerate(names)}
+    sidecars: dict[int, int] = {}
+    for i, name in enumerate(names):
+        for side in sidecar_names(name):
+            if side in where and where[side] != i:
+                sidecars[i] = where[side]
+                break
+    taken = set(sidecars.values())
+    return [i for i in range(len(names)) if i not in taken], sidecars
+
+
+def folder_files(paths: Sequence[str]) -> list[str]:
+    """``paths`` with each local folder replaced by its files (``FOLDER_EXTENSIONS``, recursively, in sorted
+    order): the CLI reads ``~/.claude/projects`` as it lies on disk.
+
+    >>> folder_files(["a.jsonl"])
+    ['a.jsonl']
+    """
+    out: list[str] = []
+    for path in paths:
+        if "://" not in path and os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(FOLDER_EXTENSIONS))
+        else:
+            out.append(path)
+    return out
+
+
+def read_sidecar(path: str) -> bytes | None:
+    """The bytes of the sidecar of a local file ``path`` when it exists beside it (a subagent file loaded alone
+    still says which call started it), else None."""
+    if "://" in path or "::" in path:
+        return None
+    for side in sidecar_names(path.replace(os.sep, "/")):
+        try:
+            with open(side, "rb") as f:
+                return f.read()
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,52 @@
+"""A session folder as it lies on disk: ``load_dataset("pchronicle", "auto", data_dir=…)`` and the CLI on a
+folder read each session and subagent file as a document, give each subagent's ``.meta.json`` sidecar to its
+file's reader (never a row of its own), and link children to the call that spawned them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from datasets import load_dataset
+
+import pchronicle_datasets as pc
+from pchronicle_datasets.cli import main
+from pchronicle_datasets.sidecars import pair
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "claude_code"
+SHOWCASE = DATA / "showcase"
+SESSION = "55550000-0000-4000-8000-000000000001"
+
+
+def test_a_session_folder_loads_linked_with_its_sidecars(tmp_path):
+    ds = load_dataset("pchronicle", "auto", data_dir=str(SHOWCASE), split="train", cache_dir=str(tmp_path))
+    stories = {s["session"]: s for s in map(pc.row_to_story, ds)}
+    assert sorted(stories) == [SESSION, f"{SESSION}/agent-showcol1"]  # the sidecar is no row
+    child, parent = stories[f"{SESSION}/agent-showcol1"], stories[SESSION]
+    assert child["parent"] == {"psid": SESSION, "scid": "toolu_sc_showcol1", "rel": "spawn"}
+    assert child["meta"]["claude-code"]["sidecar"]["agentType"] == "general-purpose"
+    assert child["session"] in parent["children"]
+
+
+def test_a_child_loaded_alone_reads_the_sidecar_beside_it(tmp_path):
+    child = next(SHOWCASE.rglob("agent-showcol1.jsonl"))
+    ds = load_dataset("pchronicle", "claude-code", data_files=[str(child)], split="train", cache_dir=str(tmp_path))
+    (story,) = map(pc.row_to_story, ds)
+    assert story["parent"]["psid"] == SESSION and story["parent"]["scid"] == "toolu_sc_showcol1"
+
+
+def test_the_cli_reads_a_folder(tmp_path, capsys):
+    folder = tmp_path / "projects"
+    shutil.copytree(SHOWCASE, folder / "-workspace-example-app")
+    out = tmp_path / "out.storyline.jsonl"
+    assert main(["convert", str(folder), "--to", "storyline", "-o", str(out)]) == 0
+    stories = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(s["session"] for s in stories) == [SESSION, f"{SESSION}/agent-showcol1"]
+    child = next(s for s in stories if "parent" in s)
+    assert child["parent"]["scid"] == "toolu_sc_showcol1"
+
+
+def test_a_lone_meta_json_is_not_taken_for_a_sidecar():
+    assert pair(["a/agent-x.meta.json"]) == ([0], {})
+    assert pair(["a/agent-x.jsonl", "a/agent-x.meta.json"]) == ([0], {0: 1})

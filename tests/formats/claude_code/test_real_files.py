@@ -1,0 +1,151 @@
+"""The real and fixture session files of tests/data/claude_code, counted line by line here (independently of the
+reader): every call and result, every result's tool name, usage once per response, subagents linked to the call
+that spawned them, the compaction summary out of the training text, the rewind's abandoned branch out of the
+turns, and each file written back as equal JSON lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pchronicle_datasets as pc
+from pchronicle_datasets.formats import claude_code, detect
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "claude_code"
+FILES = sorted(DATA.rglob("*.jsonl"))
+REWIND = DATA / "daaain_dag_compact_after_rewind.jsonl"
+TASK = DATA / "entire_2.1.1_task" / "c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl"
+SHOWCASE = DATA / "showcase" / "55550000-0000-4000-8000-000000000001.jsonl"
+CHILD = DATA / "showcase" / "55550000-0000-4000-8000-000000000001" / "subagents" / "agent-showcol1.jsonl"
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(raw) for raw in path.read_bytes().split(b"\n") if raw.strip()]
+
+
+def blocks(line: dict, kind: str) -> list[dict]:
+    content = (line.get("message") or {}).get("content")
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind] if isinstance(content, list) else []
+
+
+def story(path: Path, sidecar: bytes | None = None) -> dict:
+    rel = str(path.relative_to(DATA))
+    (doc,) = (
+        claude_code.decode(path.read_bytes(), rel)
+        if sidecar is None
+        else [r.story for r in claude_code.iter_records(path.read_bytes(), rel, sidecar=sidecar)]
+    )
+    pc.validate(doc)
+    return doc
+
+
+def test_the_files_are_there_and_detected():
+    assert len(FILES) == 5
+    for path in FILES:
+        assert detect(path.read_bytes(), path.name).NAME == "claude-code"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_call_and_result_with_its_tool_name(path):
+    src = lines(path)
+    abandoned = set(story(path)["meta"]["claude-code"].get("abandoned", []))
+    names = {b["id"]: b["name"] for i, line in enumerate(src) if i not in abandoned for b in blocks(line, "tool_use")}
+    results = [
+        b["tool_use_id"] for i, line in enumerate(src) if i not in abandoned for b in blocks(line, "tool_result")
+    ]
+    doc = story(path)
+    calls = {c["tcid"]: c["fn"] for t in doc["turns"] for c in t.get("tool_calls") or ()}
+    assert calls == names
+    linked = [r for t in doc["turns"] for r in (t.get("observation") or {}).get("results", ())]
+    assert [r["source_call_id"] for r in linked] == results
+    assert all(calls[r["source_call_id"]] == names[r["source_call_id"]] for r in linked)
+    assert {s["tool"]: s["count"] for s in pc.compute_tool_stats(doc)} == {
+        n: list(names.values()).count(n) for n in set(names.values())
+    }
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_usage_is_counted_once_per_response(path):
+    doc = story(path)
+    abandoned = set(doc["meta"]["claude-code"].get("abandoned", []))
+    best: dict[str, int] = {}
+    for i, line in enumerate(lines(path)):
+        if line.get("type") == "assistant" and i not in abandoned:
+            usage = line["message"].get("usage") or {}
+            mid = line["message"]["id"]
+            best[mid] = max(best.get(mid, -1), usage.get("output_tokens", -1))
+    agent = [t for t in doc["turns"] if t["src"] == "agent"]
+    assert len(agent) == len(best)
+    assert sum(t["metrics"]["output_tokens"] for t in agent) == sum(best.values())
+
+
+def test_one_turn_per_response_and_its_signatures():
+    doc = story(TASK)
+    assert [t["src"] for t in doc["turns"]] == ["user", "agent", "agent"]
+    first = doc["turns"][1]
+    assert first["reason"].startswith("The user wants me to run an agent")
+    assert first["extra"]["reasoning"][0]["signature"].startswith("EucCCkYICxgCKkDh")
+    assert first["tool_calls"][0]["fn"] == "Task"
+    # usage is on every fragment; the turn's is the fragment with the most output tokens, not the last one's
+    assert first["metrics"]["output_tokens"] == 6 and doc["turns"][2]["metrics"]["output_tokens"] == 1
+    assert doc["agent"] == {
+        "id": "claude-code",
+        "name": "Claude Code",
+        "ver": "2.1.1",
+        "model": "claude-opus-4-5-20251101",
+    }
+    assert doc["task"]["env"]["state"]["gitBranch"] == "fix/agent-detection-from-session-data"
+
+
+def test_subagents_are_linked_to_the_call_that_spawned_them():
+    parent_lines = lines(SHOWCASE)
+    spawned = {}  # agentId → the tool_use id whose result names it, walked from the source
+    for line in parent_lines:
+        agent = (line.get("toolUseResult") or {}).get("agentId")
+        for b in blocks(line, "tool_result"):
+            if agent:
+                spawned[agent] = b["tool_use_id"]
+    parent = story(SHOWCASE)
+    child = story(CHILD, sidecar=CHILD.with_name("agent-showcol1.meta.json").read_bytes())
+    assert child["session"] == f"{parent['session']}/agent-showcol1"
+    assert child["session"] in parent["children"] and len(parent["children"]) == len(spawned)
+    assert child["parent"] == {"psid": parent["session"], "scid": spawned["showcol1"], "rel": "spawn"}
+    call = next(c for t in parent["turns"] for c in t.get("tool_calls") or () if c["tcid"] == spawned["showcol1"])
+    assert call["fn"] == "Agent" and call["extra"]["subagent"] == child["session"]
+    # loaded alone, without its sidecar, the child still says whose child it is
+    alone = story(CHILD)
+    assert alone["session"] == child["session"] and alone["parent"]["psid"] == parent["session"]
+    # the real 2.1.1 session: its Task result names agent ab532cf
+    assert story(TASK)["children"] == ["c01ff5a5-0d50-40b0-9169-a0302770e8ff/agent-ab532cf"]
+
+
+def test_the_compaction_summary_is_a_context_turn_not_a_user_turn_of_the_training_text():
+    doc = story(REWIND)
+    (summary,) = [t for t in doc["turns"] if t.get("copied")]
+    assert summary["msg"].startswith("This session is being continued")
+    assert summary["kind"] == "context" and summary["extra"]["claude_code"] == {"context": "compact_summary"}
+    messages = pc.to_messages(pc.story_to_row(doc), drop_copied=True)["messages"]
+    assert not any(m["content"].startswith("This session is being continued") for m in messages)
+    assert [m["content"] for m in messages if m["role"] == "user"][-1] == "After compaction"
+
+
+def test_the_rewind_is_applied_and_the_abandoned_branch_kept():
+    doc = story(REWIND)
+    src = lines(REWIND)
+    texts = [t["msg"] for t in doc["turns"]]
+    assert "First attempt" not in texts and "First answer" not in texts
+    assert texts[:3] == ["Start", "Ready", "Second attempt"] and texts[-1] == "Final answer"
+    abandoned = doc["meta"]["claude-code"]["abandoned"]
+    assert [src[i]["uuid"] for i in abandoned] == ["b1u", "b1a"]
+    kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"]
+    assert kept["/2"]["message"]["content"][0]["text"] == "First attempt"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_same_source_writer_gives_each_file_back_as_equal_json_lines(path):
+    written = claude_code.encode([story(path)])
+    assert [json.loads(x) for x in written.splitlines()] == lines(path)
+    # and what it wrote reads back to the same document
+    assert claude_code.decode(written, str(path.relative_to(DATA))) == [story(path)]

@@ -1,0 +1,33 @@
+"""What ``datasets`` + ``teich`` lose on the Claude Code files of tests/data, beside what this project keeps:
+the table of docs/formats/claude-code.md, measured by benchmarks/claude_code_teich.py on the same files."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import claude_code_teich as measure  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("teich") is None, reason="teich is not installed (the test extra has it)"
+)
+
+
+def test_what_teich_loses_and_pchronicle_keeps():
+    paths = measure.session_files([])
+    source = measure.source_counts(paths)
+    teich = measure.teich_counts(paths)
+    ours = measure.pchronicle_counts(paths)
+    assert source["results"] == teich["results"] == ours["results"] == 11
+    assert teich["unknown_tool"] == 11 and ours["resolved"] == 11  # every result's tool name
+    assert teich["usages"] == len(paths) and ours["usages"] == source["responses"] - 1  # one abandoned response
+    assert teich["linked_children"] == 0 and ours["linked_children"] == source["children"] == 1
+    assert teich["compact_summary_user_turns"] == source["compact_summaries"] == 1
+    assert ours["compact_summary_user_turns"] == 0
+    assert teich["abandoned_messages_kept"] == 2 and ours["abandoned_messages_kept"] == 0
+    assert teich["signatures"] == 0 and ours["signatures"] == source["signatures"] == 8
