@@ -1,5 +1,5 @@
 """``STORYLINE_FEATURES`` is derived from schema.py's table (each field typed once): the columns come out
-exactly as they were when they were typed by hand (``tests/data/features/storyline_features_v1.json``, written
+exactly as they were when they were typed by hand (``tests/data/features/storyline_features_v1.expected.json``, written
 from the hand-typed table before it was removed), in the same order, so every Parquet file keeps its schema."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from pchronicle_datasets import features, schema
 
-PINNED = json.loads((Path(__file__).parent / "data" / "features" / "storyline_features_v1.json").read_text())
+PINNED = json.loads((Path(__file__).parent / "data" / "features" / "storyline_features_v1.expected.json").read_text())
 
 
 def test_the_features_are_todays():

@@ -185,3 +185,38 @@ def test_spark_names_files_as_the_loader_does():
 
     urls = ["file:///data/a/x.jsonl", "file:///data/b/y.jsonl"]
     assert spark_ids(urls) == document_ids(urls) == ["a/x.jsonl", "b/y.jsonl"]
+
+
+# ------------------------------------------------------------------------------------------- the contract
+
+
+def test_register_refuses_half_a_capability():
+    import types
+
+    from pchronicle_datasets.formats import register
+
+    def fake(**members):
+        module = types.SimpleNamespace(
+            NAME="half",
+            ALIASES=(),
+            EXTENSION=".jsonl",
+            OUTPUT="file",
+            PER_DOCUMENT=False,
+            sniff=lambda sample: False,
+            iter_records=lambda data, document_id=None: iter(()),
+            decode=lambda data, document_id=None: [],
+            encode=lambda stories: "",
+        )
+        for key, value in members.items():
+            setattr(module, key, value)
+        return module
+
+    with pytest.raises(TypeError, match="group_of \\(regrouping\\) needs build_group"):
+        register(fake(group_of=lambda *a: "s"))
+    with pytest.raises(TypeError, match="SPLITTABLE is True or False"):
+        register(fake(SPLITTABLE="yes"))
+    with pytest.raises(TypeError, match="HINTS is the /meta key"):
+        register(fake(HINTS=""))
+    assert capability(fake(SPLITTABLE=False), "splittable") is None
+    with pytest.raises(ValueError, match="unknown capability"):
+        capability("chat", "teleport")
