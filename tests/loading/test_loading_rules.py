@@ -95,10 +95,8 @@ def test_a_line_belongs_to_the_part_it_starts_in():
 
 
 def test_every_engine_names_files_the_same_way():
-    from pchronicle_datasets.spark.plan import document_ids as spark_ids
-
     urls = ["file:///data/a/x.jsonl", "file:///data/b/y.jsonl"]
-    assert document_ids(urls) == spark_ids(urls) == ["a/x.jsonl", "b/y.jsonl"]
+    assert document_ids(urls) == ["a/x.jsonl", "b/y.jsonl"]
     assert builder._document_ids({"train": ["/data/a/x.jsonl"], "test": ["/data/b/y.jsonl"]}, None) == {
         "train": ["a/x.jsonl"],
         "test": ["b/y.jsonl"],
@@ -179,3 +177,46 @@ def test_regrouping_is_a_capability_that_gives_the_readers_documents():
     story = fmt.build_group("s", [(i, rows[i], i + 1, raws[i]) for i in range(2)], "cap.jsonl")
     [expected] = [r.story for r in fmt.iter_records(b"\n".join(raws[:2]) + b"\n", "cap.jsonl")]
     assert story == expected
+
+
+def test_spark_names_files_as_the_loader_does():
+    pytest.importorskip("pyspark", reason="the `spark` extra")
+    from pchronicle_datasets.spark.plan import document_ids as spark_ids
+
+    urls = ["file:///data/a/x.jsonl", "file:///data/b/y.jsonl"]
+    assert spark_ids(urls) == document_ids(urls) == ["a/x.jsonl", "b/y.jsonl"]
+
+
+# ------------------------------------------------------------------------------------------- the contract
+
+
+def test_register_refuses_half_a_capability():
+    import types
+
+    from pchronicle_datasets.formats import register
+
+    def fake(**members):
+        module = types.SimpleNamespace(
+            NAME="half",
+            ALIASES=(),
+            EXTENSION=".jsonl",
+            OUTPUT="file",
+            PER_DOCUMENT=False,
+            sniff=lambda sample: False,
+            iter_records=lambda data, document_id=None: iter(()),
+            decode=lambda data, document_id=None: [],
+            encode=lambda stories: "",
+        )
+        for key, value in members.items():
+            setattr(module, key, value)
+        return module
+
+    with pytest.raises(TypeError, match="group_of \\(regrouping\\) needs build_group"):
+        register(fake(group_of=lambda *a: "s"))
+    with pytest.raises(TypeError, match="SPLITTABLE is True or False"):
+        register(fake(SPLITTABLE="yes"))
+    with pytest.raises(TypeError, match="HINTS is the /meta key"):
+        register(fake(HINTS=""))
+    assert capability(fake(SPLITTABLE=False), "splittable") is None
+    with pytest.raises(ValueError, match="unknown capability"):
+        capability("chat", "teleport")
