@@ -23,7 +23,17 @@ SAMPLES = Path(pc.__file__).resolve().parent / "samples"
 GOLDENS = SAMPLES / "storyline" / "harbor_goldens.storyline.jsonl"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
 ENVELOPE = SAMPLES / "openai_msg" / "gateway_capture_envelope.json"
-WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif", "swe-agent", "mini-swe-agent", "openhands", "role-text"]
+WRITERS = [
+    "storyline",
+    "openai-msg",
+    "sharegpt",
+    "chat",
+    "atif",
+    "swe-agent",
+    "mini-swe-agent",
+    "openhands",
+    "role-text",
+]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
