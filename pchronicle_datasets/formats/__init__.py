@@ -238,16 +238,16 @@ def _trials(data: bytes | Source) -> dict[str, PchronicleError | None] | None:
             trials[module.NAME] = unreadable
             continue
         error: Any = None
-        count = 0
+        read = False
         try:
             for rec in module.iter_records(data, None):
-                count += 1
+                read = True
                 if rec.error is not None:  # its first refusal is all the message needs
                     error = rec.error
                     break
         except Exception:  # a reader that raises on data it does not know: it does not read the file
             continue
-        if error is None and count:
+        if error is None and read:
             trials[module.NAME] = None
         elif isinstance(error, PchronicleError):
             trials[module.NAME] = error
