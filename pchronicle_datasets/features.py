@@ -33,7 +33,7 @@ import pyarrow as pa
 from datasets import Features, List, Value
 
 from .jsonio import dumps_text
-from .linking import tool_results
+from .linking import linked_results
 from .schema import validate
 
 __all__ = [
@@ -361,6 +361,15 @@ def _result_failed(content: Any) -> bool:
     return False
 
 
+def _call_failed(call: Mapping[str, Any]) -> bool:
+    """Whether a call's ``response`` says it failed: status ``error``/``failed``, or a non-zero ``exit_code``."""
+    response = call.get("response")
+    if not isinstance(response, Mapping):
+        return False
+    code = response.get("exit_code")
+    return response.get("status") in ("error", "failed") or (type(code) is int and code != 0)
+
+
 def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``[{tool, count, success, failure}]`` sorted by tool, for tools called at least once.
 
@@ -373,9 +382,10 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
             stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
-    for fn, content in tool_results(story):
-        # A result without content is "" to the reference (msg.get("content", "")): a failure.
-        stats[fn][2 if _result_failed(content) else 1] += 1
+    for call, content in linked_results(story):
+        # A result without content is "" to the reference (msg.get("content", "")): a failure. A call the harness
+        # marked failed (``response``: status error/failed, or a non-zero exit code; Pi's isError) fails too.
+        stats[call["fn"]][2 if _call_failed(call) or _result_failed(content) else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

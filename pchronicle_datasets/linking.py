@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "SOURCE_CALL_IDS",
+    "linked_results",
     "loose_results",
     "observation_results",
     "place_results",
@@ -41,19 +42,26 @@ def tool_results(story: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """``(fn, content)`` for every result linked to a call of the document, by id, anywhere in it: a call's
     own ``result`` first, then observation results (a result without ``content`` is ``""``, as the reference
     batch runner reads it). Unlinked results are not yielded."""
+    for _call, content in linked_results(story):
+        yield _call["fn"], content
+
+
+def linked_results(story: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], Any]]:
+    """``(call, content)`` for every result ``tool_results`` yields, with the call it answers (its
+    ``response`` says whether the harness marked it failed)."""
     turns = story.get("turns") or []
-    by_id: dict[str, str] = {}
+    by_id: dict[str, Mapping[str, Any]] = {}
     for turn in turns:
         for call in turn.get("tool_calls") or []:
-            by_id[call["tcid"]] = call["fn"]
+            by_id[call["tcid"]] = call
             if "result" in call:
-                yield call["fn"], call["result"]
+                yield call, call["result"]
     for turn in turns:
         for res in observation_results(turn):
             sid = res.get("source_call_id") if isinstance(res, dict) else None
-            fn = by_id.get(sid) if isinstance(sid, str) else None
-            if fn is not None:
-                yield fn, res.get("content", "")
+            call = by_id.get(sid) if isinstance(sid, str) else None
+            if call is not None:
+                yield call, res.get("content", "")
 
 
 def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, Any]]]:

@@ -21,7 +21,7 @@ import orjson
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, PchronicleError
 from ..jsonio import json_type, short
-from . import atif, chat, openai_msg, sharegpt, storyline_file
+from . import atif, chat, codex, openai_msg, pi, sharegpt, storyline_file
 from .base import Format, Record, documents, first_value, first_values
 from .source import BOM, Source, file_chunks, utf8
 
@@ -89,7 +89,7 @@ def unregister(name: str) -> None:
         _ALIASES.pop(alias, None)
 
 
-_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif)
+_BUILTIN = (storyline_file, openai_msg, sharegpt, chat, atif, codex, pi)
 for _module in _BUILTIN:
     register(_module)
 

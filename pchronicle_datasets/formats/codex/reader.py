@@ -233,7 +233,9 @@ class _Reader:
             return self.session_meta(i, value, payload)
         if kind == "compacted":
             self.keep_rest(f"/{i}", value, ("type", "payload", "timestamp"))
-            return self.compacted(i, payload, (f"/{i}/timestamp", value.get("timestamp")) if "timestamp" in value else None)
+            return self.compacted(
+                i, payload, (f"/{i}/timestamp", value.get("timestamp")) if "timestamp" in value else None
+            )
         if kind == "turn_context":
             self.model = payload.get("model") if isinstance(payload.get("model"), str) else None
             self.effort = payload.get("effort")
@@ -311,8 +313,11 @@ class _Reader:
             phase = item.get("phase")
             if isinstance(phase, str):
                 self.turns[t]["extra"] = {"phase": phase}
-            self.keep_rest(base, item, ("type", "role", "content", "phase") if isinstance(phase, str) else
-                           ("type", "role", "content"))
+            self.keep_rest(
+                base,
+                item,
+                ("type", "role", "content", "phase") if isinstance(phase, str) else ("type", "role", "content"),
+            )
             self.plan.append(["a", t, "msg", "content" in item])
         elif kind == "reasoning":
             t = self.agent_turn(1, ts)

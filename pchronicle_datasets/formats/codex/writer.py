@@ -146,8 +146,12 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
                 items.append({"type": "message", "role": "assistant", "content": _content(turn["msg"], "assistant")})
             for call in turn.get("tool_calls") or []:
                 items.append(
-                    {"type": "function_call", "name": call["fn"], "arguments": _args_text(call["args"]),
-                     "call_id": call["tcid"]}
+                    {
+                        "type": "function_call",
+                        "name": call["fn"],
+                        "arguments": _args_text(call["args"]),
+                        "call_id": call["tcid"],
+                    }
                 )
         else:
             role = src if src in ("user", "developer", "system") else "user"
