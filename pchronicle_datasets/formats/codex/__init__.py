@@ -1,5 +1,6 @@
-"""The ``codex`` format: the session rollouts of OpenAI's Codex CLI and Desktop (``~/.codex/sessions/**/rollout-*.jsonl``,
-also ``.jsonl.zst``), wrapper (``{timestamp, type, payload}``) and pre-wrapper layouts.
+"""The ``codex`` format: the session rollouts of OpenAI's Codex CLI and Desktop
+(``~/.codex/sessions/**/rollout-*.jsonl``, also ``.jsonl.zst``),
+wrapper (``{timestamp, type, payload}``) and pre-wrapper layouts.
 
 One file is one session: one Storyline document. The mapping table is docs/formats/codex.md (``fields.py`` holds
 it as data); the same-source writer gives each file back as equal JSON lines.

@@ -33,7 +33,6 @@ from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
     CALL_ITEMS,
-    FAILED_STATUSES,
     HINTS,
     HOSTED_FN,
     MESSAGE_ROLES,
@@ -284,7 +283,7 @@ class _Reader:
 
     def agent_turn(self, stage: int, ts: tuple[str, Any] | None) -> int:
         """The agent turn an item of ``stage`` joins (a new one when the open turn is past that stage)."""
-        if self.open is None or self.stage >= stage and not (stage == 3 and self.stage == 3):
+        if self.open is None or (self.stage >= stage and not (stage == 3 and self.stage == 3)):
             self.open = self.new_turn("agent", "", ts)
             turn = self.turns[self.open]
             if self.model is not None:
@@ -502,4 +501,4 @@ def read_rollout(lines: list[Any], document_id: str | None = None, numbers: list
             line=numbers[0] if numbers else None,
         )
     numbers = numbers or list(range(1, len(lines) + 1))
-    return _Reader(document_id, layout).read(list(zip(numbers, lines)))
+    return _Reader(document_id, layout).read(list(zip(numbers, lines, strict=True)))

@@ -165,7 +165,7 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
             text = content if isinstance(content, str) else orjson.dumps(content).decode()
             items.append({"type": "message", "role": "user", "content": _content(text, "user")})
         for key in ("metrics", "observation", "extra", "env", "prompt", "finished_at", "latency_ms", "ttft_ms"):
-            if key in turn and not (key == "observation"):
+            if key in turn and key != "observation":
                 report_loss(f"not in codex: /turns/*/{key}", pointer=f"/turns/{t}/{key}")
         for item in items:
             line: dict[str, Any] = {"type": "response_item", "payload": item}

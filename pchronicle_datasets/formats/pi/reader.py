@@ -354,4 +354,4 @@ class _Reader:
 def read_session(lines: list[Any], document_id: str | None = None, numbers: list[int] | None = None) -> dict:
     """The Storyline document of a Pi session's parsed lines (``numbers``: their 1-based line numbers)."""
     numbers = numbers or list(range(1, len(lines) + 1))
-    return _Reader(document_id).read(list(zip(numbers, lines)))
+    return _Reader(document_id).read(list(zip(numbers, lines, strict=True)))
