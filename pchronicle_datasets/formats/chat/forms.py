@@ -13,11 +13,7 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from ...errors import FormatError
-from ...jsonio import loads
+from ..messages.openai_chat import read_arguments, write_arguments
 
 __all__ = [
     "ID_KEYS",
@@ -38,39 +34,3 @@ REASON_KEYS = ("reasoning_content", "reasoning", "thinking")
 #: Message roles that become turns, and the turn ``src`` they get (developer is not folded into system).
 ROLE_SRC = {"system": "system", "developer": "developer", "user": "user", "assistant": "agent"}
 SRC_ROLE = {src: role for role, src in ROLE_SRC.items()}
-
-# The spellings of a JSON ``arguments`` string that are regenerated from the parsed value; the code is kept in
-# the export hints. Python's json.dumps (OpenHands, litellm, most SDKs), the compact form (OpenAI's API) and
-# json.dumps with ASCII escapes. A string in none of these forms is kept exactly as residual ("x").
-_ENCODERS = {
-    "s": json.JSONEncoder(ensure_ascii=False).encode,
-    "c": json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode,
-    "a": json.JSONEncoder().encode,
-}
-
-
-def read_arguments(value: Any) -> tuple[Any, str]:
-    """``(args, form)`` for a source ``arguments`` value.
-
-    A JSON string is decoded (as RFC-0009 does) and ``form`` says how to spell it again: ``s``, ``c``, ``a``
-    (see ``_ENCODERS``) or ``x`` (no regenerated form matches: the caller keeps the string as residual). A
-    string that is not JSON (or that Storyline cannot hold exactly, e.g. an integer beyond 64 bits) stays the
-    string (``r``); a value that is not a string (an object, as some exporters write) is kept as it is (``o``).
-    """
-    if not isinstance(value, str):
-        return value, "o"
-    try:
-        parsed = loads(value)
-    except FormatError:
-        return value, "r"
-    for code, encode in _ENCODERS.items():
-        if encode(parsed) == value:
-            return parsed, code
-    return parsed, "x"
-
-
-def write_arguments(args: Any, form: str) -> Any:
-    """The source ``arguments`` value for Storyline ``args`` and the form ``read_arguments`` gave."""
-    if form in ("o", "r"):
-        return args
-    return _ENCODERS.get(form, _ENCODERS["s"])(args)
