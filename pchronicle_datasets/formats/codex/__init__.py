@@ -10,7 +10,9 @@ it as data); the same-source writer gives each file back as equal JSON lines.
 ...         b'"role":"developer","content":[{"type":"input_text","text":"be brief"}]}}\\n')
 >>> [(t["src"], t["msg"]) for t in decode(text, "rollout.jsonl")[0]["turns"]]
 [('developer', 'be brief')]
->>> encode(decode(text, "rollout.jsonl")).encode() == text
+>>> import orjson
+>>> back = encode(decode(text, "rollout.jsonl"))
+>>> [orjson.loads(x) for x in back.splitlines()] == [orjson.loads(x) for x in text.splitlines()]
 True
 """
 

@@ -1,8 +1,11 @@
 """One Codex rollout (its parsed lines) → one Storyline document (the table in docs/formats/codex.md).
 
-Every line is planned: the turn or call it became (``/meta/codex/lines``), or kept whole as residual under
-``/{i}`` (``i``: the line's index among the file's non-blank lines). What a mapped line holds beyond the table
-stays residual under its own pointer, so the writer gives every line back.
+Responses items are read by the shared message model (``formats/messages``: ``responses.read`` and
+``TurnBuilder``); this module adds what is Codex's own: the rollout lines around the items, usage from
+``token_count``, rollbacks, compactions and the session. Every line is planned (``/meta/codex/lines``): the
+message model's export hint of its item, the turn it became, or kept whole as residual under ``/{i}`` (``i``:
+the line's index among the file's non-blank lines). What a mapped line holds beyond the table stays residual
+under its own pointer, so the writer gives every line back.
 
 >>> lines = [
 ...     {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s1", "cli_version": "0.1"}},
@@ -13,8 +16,8 @@ stays residual under its own pointer, so the writer gives every line back.
 ...     {"timestamp": "2026-01-01T00:00:03Z", "type": "response_item",
 ...      "payload": {"type": "function_call_output", "call_id": "c1", "output": "a.txt"}}]
 >>> story = read_rollout(lines, "r.jsonl")
->>> [(t["src"], t["msg"]) for t in story["turns"]], story["turns"][1]["tool_calls"][0]["result"]
-([('user', 'hi'), ('agent', '')], 'a.txt')
+>>> [(t["src"], t["msg"]) for t in story["turns"]], story["turns"][1]["observation"]["results"]
+([('user', 'hi'), ('agent', '')], [{'content': 'a.txt', 'source_call_id': 'c1'}])
 """
 
 from __future__ import annotations
@@ -22,29 +25,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
 from ...errors import FormatError, PchronicleError
 from ...jsonio import try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
+from ..messages import Call, Message, TurnBuilder, responses
+from ..messages.model import strip
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
-    CALL_ITEMS,
     HINTS,
     HOSTED_FN,
-    MESSAGE_ROLES,
     NAME,
-    OUTPUT_ITEMS,
     PRE_WRAPPER_HEADER,
-    TEXT_PART,
     USAGE,
     WRAPPER_TYPES,
 )
 
-__all__ = ["layout_of", "parent_thread", "read_rollout", "text_content"]
+__all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
 
 _EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 
@@ -80,26 +79,6 @@ def parent_thread(meta: Any) -> str | None:
             spawn = spawn.get(key) if isinstance(spawn, dict) else None
         value = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
     return value if isinstance(value, str) and value else None
-
-
-def text_content(content: Any, role: str) -> Any:
-    """``msg`` of a message's ``content``: the text of a single plain text part of the role's part type, else the
-    content as it is (several parts, images: nothing is flattened).
-
-    >>> text_content([{"type": "input_text", "text": "hi"}], "user"), text_content([], "user")
-    ('hi', [])
-    """
-    part = TEXT_PART.get(role, "input_text")
-    if (
-        isinstance(content, list)
-        and len(content) == 1
-        and isinstance(content[0], dict)
-        and set(content[0]) == {"type", "text"}
-        and content[0]["type"] == part
-        and isinstance(content[0]["text"], str)
-    ):
-        return content[0]["text"]
-    return content
 
 
 def exit_code(output: Any) -> int | None:
@@ -155,6 +134,23 @@ def _user_message(value: Any) -> bool:
     return isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user"
 
 
+def _hosted(item: dict, kind: str) -> Message:
+    """A hosted tool call the message model has no reader for (``tool_search_call``, ``image_generation_call``):
+    a call named ``HOSTED_FN[kind]`` whose arguments are its ``action``; the other keys (an image's base64
+    ``result`` too) are leftovers."""
+    m = Message(responses.SHAPE, "assistant", continues=True)
+    id_key = next((k for k in ("call_id", "id") if isinstance(item.get(k), str) and item[k]), None)
+    pointers = {"id": f"/{id_key}"} if id_key else {}
+    if "action" in item:
+        pointers["arguments"] = "/action"
+    m.add_call(Call(HOSTED_FN[kind], item.get("action", {}), item.get(id_key) if id_key else None, kind), **pointers)
+    for key, value in item.items():
+        if key not in ("type", "action", id_key):
+            m.leave(f"/{key}", value)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
 def _usage_metrics(usage: dict) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -173,13 +169,9 @@ class _Reader:
         self.document_id = document_id
         self.layout = layout
         self.kept = Residual(NAME, document_id)
-        self.turns: list[dict[str, Any]] = []
+        self.builder = TurnBuilder()  # the shared message model's turns: Responses items → turns
+        self.turns: list[dict[str, Any]] = self.builder.turns
         self.plan: list[list[Any]] = []
-        self.calls: dict[str, tuple[int, int]] = {}  # source call id → (turn, call) of its latest call
-        self.tcids: set[str] = set()
-        self.renamed: dict[str, str] = {}
-        self.open: int | None = None  # the agent turn model-side items still join
-        self.stage = 0  # what the open turn holds: 1 reasoning, 2 message, 3 calls
         self.model: Any = None
         self.effort: Any = None
         self.agent_model: str | None = None
@@ -272,156 +264,61 @@ class _Reader:
     # ------------------------------------------------------------------------------------------ turns
 
     def new_turn(self, src: str, msg: Any, ts: tuple[str, Any] | None) -> int:
-        turn: dict[str, Any] = {"id": len(self.turns) + 1, "src": src, "msg": msg}
+        """A turn of this reader's own (a compaction), after the ones the message model built."""
+        self.builder.interrupt()
+        turns = self.builder.turns
+        turn: dict[str, Any] = {"id": len(turns) + 1, "src": src, "msg": msg}
+        self.stamp(turn, ts)
+        turns.append(turn)
+        return len(turns) - 1
+
+    def stamp(self, turn: dict[str, Any], ts: tuple[str, Any] | None) -> bool:
+        """Give a turn its first line's timestamp (True), or keep it residual (False)."""
+        if ts is not None and isinstance(ts[1], str) and is_time(ts[1]):
+            turn["ts"] = ts[1]
+            return True
         if ts is not None:
-            if isinstance(ts[1], str) and is_time(ts[1]):
-                turn["ts"] = ts[1]
-            else:
-                self.kept.keep(*ts)
-        self.turns.append(turn)
-        return len(self.turns) - 1
-
-    def agent_turn(self, stage: int, ts: tuple[str, Any] | None) -> int:
-        """The agent turn an item of ``stage`` joins (a new one when the open turn is past that stage)."""
-        if self.open is None or (self.stage >= stage and not (stage == 3 and self.stage == 3)):
-            self.open = self.new_turn("agent", "", ts)
-            turn = self.turns[self.open]
-            if self.model is not None:
-                turn["model"] = self.model
-            if self.effort is not None:
-                turn["effort"] = self.effort
-        elif ts is not None:
             self.kept.keep(*ts)
-        self.stage = stage
-        return self.open
-
-    def close(self) -> None:
-        self.open = None
-        self.stage = 0
+        return False
 
     def item(self, i: int, item: dict, base: str, ts: tuple[str, Any] | None, bare: bool = False) -> None:
+        """A Responses item, read by the shared message model (``formats/messages``) and placed in turns."""
         kind = item.get("type")
-        if kind == "message" and item.get("role") in MESSAGE_ROLES:
-            self.close()
-            t = self.new_turn(item["role"], text_content(item.get("content"), item["role"]), ts)
-            self.keep_rest(base, item, ("type", "role", "content"))
-            self.plan.append(["m", t, "content" in item])
-        elif kind == "message" and item.get("role") == "assistant":
-            t = self.agent_turn(2, ts)
-            self.turns[t]["msg"] = text_content(item.get("content"), "assistant")
-            phase = item.get("phase")
-            if isinstance(phase, str):
-                self.turns[t]["extra"] = {"phase": phase}
-            self.keep_rest(
-                base,
-                item,
-                ("type", "role", "content", "phase") if isinstance(phase, str) else ("type", "role", "content"),
-            )
-            self.plan.append(["a", t, "msg", "content" in item])
-        elif kind == "reasoning":
-            t = self.agent_turn(1, ts)
-            summary = item.get("summary")
-            parts = summary if isinstance(summary, list) else []
-            texts = [p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
-            if texts:
-                self.turns[t]["reason"] = "\n\n".join(texts)
-            plain = len(parts) == 1 and set(parts[0]) == {"type", "text"} and parts[0]["type"] == "summary_text"
-            self.keep_rest(base, item, ("type", "summary") if plain and texts else ("type",))
-            self.plan.append(["a", t, "reason"])
-        elif kind in CALL_ITEMS or kind in HOSTED_FN:
-            self.call(item, base, ts, kind)
-        elif kind in OUTPUT_ITEMS:
-            self.output(item, base, ts, kind)
-        elif kind == "compaction":
-            self.close()
+        if kind == "compaction":
             t = self.new_turn("system", "", ts)
             self.turns[t].update(kind="context", extra={"compaction": "item"})
             self.keep_rest(base, item, ("type",))
             self.plan.append(["y", t])
-            self.close()
+            return
+        if kind in HOSTED_FN and kind not in responses.CALLS:
+            m = _hosted(item, kind)
+        elif responses.is_item(item):
+            m = responses.read(item)
         else:
             if ts is not None:
                 self.kept.keep(*ts)
             self.keep_rest(base, item, ())
-            self.plan.append(["i"])  # an item type this reader does not know: kept whole (its pointers above)
-
-    def call(self, item: dict, base: str, ts: tuple[str, Any] | None, kind: str) -> None:
-        if kind in CALL_ITEMS:
-            id_key, arg_key, call_kind = CALL_ITEMS[kind]
-            fn = item.get("name")
-            if not (isinstance(fn, str) and fn):
-                fn = "unknown"  # a call without a name: the name the training outputs give unknown calls
-        else:
-            id_key = "call_id" if isinstance(item.get("call_id"), str) and item["call_id"] else "id"
-            arg_key, call_kind, fn = "action", kind, HOSTED_FN[kind]
-        fn_used = kind in CALL_ITEMS and isinstance(item.get("name"), str) and item["name"] != ""
-        t = self.agent_turn(3, ts)
-        source_id = item.get(id_key)
-        if not (isinstance(source_id, str) and source_id):
-            source_id, id_key = None, None
-        tcid = source_id or f"{kind}-{len(self.plan)}"
-        if tcid in self.tcids:
-            tcid = f"{tcid}#{len(self.plan)}"
-            if source_id is not None:
-                self.renamed[tcid] = source_id
-        self.tcids.add(tcid)
-        call: dict[str, Any] = {"tcid": tcid, "fn": fn, "args": None}
-        if arg_key in item:
-            args = item[arg_key]
-            if arg_key == "arguments" and isinstance(args, str):
-                ok, parsed = try_loads(args)
-                if ok and isinstance(parsed, (dict, list)) and orjson.dumps(parsed).decode() == args:
-                    args = parsed
-            call["args"] = args
-        else:
-            arg_key = None
-        if call_kind is not None:
-            call["kind"] = call_kind
-        status = item.get("status")
-        if isinstance(status, str) and status:
-            call["response"] = {"status": status}
-        calls = self.turns[t].setdefault("tool_calls", [])
-        calls.append(call)
-        if source_id is not None:
-            self.calls[source_id] = (t, len(calls) - 1)
-        used = ("type", *(k for k in (id_key, arg_key) if k), *(("name",) if fn_used else ()))
-        self.keep_rest(base, item, used)
-        self.plan.append(["c", t, len(calls) - 1, kind, id_key, arg_key, fn_used])
-
-    def output(self, item: dict, base: str, ts: tuple[str, Any] | None, kind: str) -> None:
-        source_id = item.get("call_id")
-        where = self.calls.get(source_id) if isinstance(source_id, str) else None
-        if ts is not None:
-            self.kept.keep(*ts)
-        if where is not None and "result" not in self.turns[where[0]]["tool_calls"][where[1]] and "output" in item:
-            t, k = where
-            call = self.turns[t]["tool_calls"][k]
-            call["result"] = item["output"]
-            code = exit_code(item["output"])
-            if code is not None:
-                response = call.setdefault("response", {})
-                response["exit_code"] = code
-                if code != 0:
-                    response["status"] = "error"
-            if isinstance(item.get("success"), bool) and item["success"] is False:
-                call.setdefault("response", {})["status"] = "error"
-            self.keep_rest(base, item, ("type", "call_id", "output"))
-            self.plan.append(["o", t, k, kind])
+            self.plan.append(["i"])  # an item type the message model does not know: kept whole
             return
-        # An output no call of this file answers (its call rolled back, or cut off): a tool turn of its own.
-        self.close()
-        result: dict[str, Any] = {"content": item.get("output", "")}
-        if isinstance(source_id, str):
-            result["source_call_id"] = source_id
-        t = self.new_turn("tool", "", None)
-        self.turns[t]["observation"] = {"results": [result]}
-        used = ("type", "output", *(("call_id",) if isinstance(source_id, str) else ()))
-        self.keep_rest(base, item, used)
-        self.plan.append(["u", t, kind, "output" in item])
-        self.close()
+        turns = self.builder.turns
+        before = len(turns)
+        hint = self.builder.add(m, base, self.kept.keep, where=i)
+        t: int | None = None
+        if len(turns) > before:
+            t = len(turns) - 1
+            turn = turns[t]
+            if turn["src"] == "agent":
+                if self.model is not None:
+                    turn["model"] = self.model
+                if self.effort is not None:
+                    turn["effort"] = self.effort
+            if not self.stamp(turn, ts):
+                t = None
+        elif ts is not None:
+            self.kept.keep(*ts)
+        self.plan.append(["r", hint, t])
 
     def compacted(self, i: int, payload: dict, ts: tuple[str, Any] | None) -> None:
-        self.close()
         message = payload.get("message")
         t = self.new_turn("system", message if isinstance(message, str) else "", ts)
         extra: dict[str, Any] = {"compaction": "compacted"}
@@ -432,7 +329,6 @@ class _Reader:
         self.turns[t].update(kind="context", extra=extra)
         self.keep_rest(f"/{i}/payload", payload, tuple(used))
         self.plan.append(["x", t, isinstance(message, str)])
-        self.close()
 
     def token_count(self, info: Any) -> None:
         if not isinstance(info, dict):
@@ -441,23 +337,33 @@ class _Reader:
         if total is not None and total == self.prev_total:
             return  # a repeat of the previous count
         self.prev_total = total
+        self.builder.interrupt()  # the model response is over: the next items are another turn
         if not isinstance(last, dict):
             return
-        self.usage_lines += 1
-        agents = [t for t in range(len(self.turns)) if self.turns[t]["src"] == "agent"]
-        if agents and "metrics" not in self.turns[agents[-1]] and agents[-1] > self.last_usage_turn():
-            self.turns[agents[-1]]["metrics"] = _usage_metrics(last)
+        t = self.builder.last_agent
+        if t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn():
+            self.turns[t]["metrics"] = _usage_metrics(last)
         else:
             for key, value in last.items():
                 if type(value) is int:
                     self.unattributed[key] = self.unattributed.get(key, 0) + value
-        self.close()
 
     def last_usage_turn(self) -> int:
         for t in range(len(self.turns) - 1, -1, -1):
             if "metrics" in self.turns[t]:
                 return t
         return -1
+
+    def exit_codes(self) -> None:
+        """Each call's ``response`` derived from its output: the exit code an exec output reports (status
+        ``error`` when it is not 0: a failure in ``tool_stats``)."""
+        calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
+        for turn in self.turns:
+            for res in (turn.get("observation") or {}).get("results") or ():
+                call = calls.get(res.get("source_call_id"))
+                code = exit_code(res.get("content")) if call is not None else None
+                if code is not None:
+                    call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
 
     # ------------------------------------------------------------------------------------------ finish
 
@@ -470,6 +376,7 @@ class _Reader:
         if self.agent_model is not None:
             self.agent["model"] = self.agent_model
         story["agent"] = self.agent
+        self.exit_codes()
         story["turns"] = self.turns
         hints: dict[str, Any] = {"version": 1, "layout": self.layout, "lines": self.plan}
         if dropped_lines:
@@ -477,8 +384,8 @@ class _Reader:
         if self.unattributed:
             hints["unattributed_usage"] = self.unattributed
         meta: dict[str, Any] = {HINTS: hints}
-        if self.renamed:
-            meta[SOURCE_CALL_IDS] = self.renamed
+        if self.builder.source_ids:
+            meta[SOURCE_CALL_IDS] = self.builder.source_ids
         story["meta"] = meta
         if not self.turns:
             raise self.error("", "the rollout holds no message, call or compaction: nothing to read as turns")

@@ -13,9 +13,10 @@ from typing import Any
 
 import orjson
 
-from ...linking import place_results, shown_call_ids
+from ...linking import place_results
 from ...losses import report_loss
 from ...pointer import unescape
+from ..messages import write_message
 from ..residual import source_fields
 from .fields import HINTS, NAME, TEXT_PART
 
@@ -46,10 +47,8 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
         tokens = [unescape(t) for t in pointer.split("/")[1:]]
         by_line.setdefault(int(tokens[0]), []).append((tokens[1:], value))
     turns = story["turns"]
-    shown = shown_call_ids(story)
     agent = story["agent"]
     wrapper = hints.get("layout") == "wrapper"
-    seen: set[int] = set()
     lines: list[Any] = []
     for i, step in enumerate(hints["lines"]):
         kept = by_line.get(i, [])
@@ -57,11 +56,8 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
         if step[0] == "k":
             lines.append(whole[0])
             continue
-        first = False
-        if step[0] in ("m", "a", "c", "o", "u", "x", "y"):
-            first = step[1] not in seen
-            seen.add(step[1])
-        turn = turns[step[1]] if len(step) > 1 and isinstance(step[1], int) else None
+        first = step[0] in ("x", "y")
+        turn = turns[step[1]] if first else None
         item: dict[str, Any] = {}
         if step[0] in ("s", "h"):
             item = {
@@ -74,37 +70,10 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
                 )
                 if v is not None
             }
-        elif step[0] == "m":
-            item = {"type": "message", "role": turn["src"]}
-            if step[2]:
-                item["content"] = _content(turn["msg"], turn["src"])
-        elif step[0] == "a" and step[2] == "msg":
-            item = {"type": "message", "role": "assistant"}
-            if step[3]:
-                item["content"] = _content(turn["msg"], "assistant")
-            if isinstance(turn.get("extra"), dict) and "phase" in turn["extra"]:
-                item["phase"] = turn["extra"]["phase"]
-        elif step[0] == "a":
-            item = {"type": "reasoning", "summary": [{"type": "summary_text", "text": turn.get("reason", "")}]}
-        elif step[0] == "c":
-            call = turn["tool_calls"][step[2]]
-            item = {"type": step[3]}
-            if step[4]:
-                item[step[4]] = shown.get(call["tcid"], call["tcid"])
-            if step[5]:
-                item[step[5]] = _args_text(call["args"]) if step[5] == "arguments" else call["args"]
-            if step[6]:
-                item["name"] = call["fn"]
-        elif step[0] == "o":
-            call = turn["tool_calls"][step[2]]
-            item = {"type": step[3], "call_id": shown.get(call["tcid"], call["tcid"]), "output": call.get("result")}
-        elif step[0] == "u":
-            result = turn["observation"]["results"][0]
-            item = {"type": step[2]}
-            if "source_call_id" in result:
-                item["call_id"] = result["source_call_id"]
-            if step[3]:
-                item["output"] = result.get("content")
+        elif step[0] == "r":
+            item = write_message(story, step[1])
+            turn = turns[step[2]] if step[2] is not None else None
+            first = turn is not None
         elif step[0] == "x":
             item = {}
             if step[2]:
@@ -123,8 +92,17 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
         for tokens, value in kept:
             if tokens:
                 _put(line, tokens, value)
-        lines.append(line)
+        lines.append(_ordered(line) if wrapper else line)
     return lines
+
+
+def _ordered(line: Any) -> Any:
+    """A wrapper line's keys in the order Codex writes them (``timestamp``, ``type``, ``payload``, the rest), so a
+    rollout read and written back is the same bytes where the source is Codex's own serialisation."""
+    if not isinstance(line, dict):
+        return line
+    head = {k: line[k] for k in ("timestamp", "type", "payload") if k in line}
+    return {**head, **{k: v for k, v in line.items() if k not in head}}
 
 
 def _synthesized(story: dict[str, Any]) -> list[Any]:

@@ -9,7 +9,9 @@ it as data); the same-source writer gives each file back as equal JSON lines.
 ...         b'"message":{"role":"user","content":"hi"}}\\n')
 >>> [(t["src"], t["msg"]) for t in decode(text, "s.jsonl")[0]["turns"]]
 [('user', 'hi')]
->>> encode(decode(text, "s.jsonl")).encode() == text
+>>> import orjson
+>>> back = encode(decode(text, "s.jsonl"))
+>>> [orjson.loads(x) for x in back.splitlines()] == [orjson.loads(x) for x in text.splitlines()]
 True
 """
 
