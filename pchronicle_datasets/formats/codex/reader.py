@@ -143,7 +143,9 @@ def _hosted(item: dict, kind: str) -> Message:
     pointers = {"id": f"/{id_key}"} if id_key else {}
     if "action" in item:
         pointers["arguments"] = "/action"
-    m.add_call(Call(HOSTED_FN[kind], item.get("action", {}), item.get(id_key) if id_key else None, kind), **pointers)
+    m.add_call(
+        Call(HOSTED_FN[kind], item.get("action", {}), item.get(id_key) if id_key else None, HOSTED_FN[kind]), **pointers
+    )
     for key, value in item.items():
         if key not in ("type", "action", id_key):
             m.leave(f"/{key}", value)

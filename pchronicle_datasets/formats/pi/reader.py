@@ -201,9 +201,11 @@ class _Reader:
         self.keep_rest(f"/{i}", entry, ("type", "timestamp", "message"))
         base = f"/{i}/message"
         if role == "user":
-            t = self.new_turn(i, entry, "user", single_text(message.get("content", "")))
+            content = message.get("content", "")
+            t = self.new_turn(i, entry, "user", single_text(content))
+            layout = self.media(t, content, base) if isinstance(content, list) and len(content) > 1 else None
             self.keep_rest(base, message, ("role", "content"))
-            self.plan.append(["u", t, _form(message)])
+            self.plan.append(["u", t, _form(message), layout])
         elif role == "assistant":
             self.assistant(i, entry, message, base)
         elif role == "toolResult":
@@ -225,6 +227,30 @@ class _Reader:
             self.keep_rest(base, message, used)
             self.plan.append(["c", t, message["role"], _form(message)])
         return None
+
+    def media(self, t: int, content: list, base: str) -> list[str] | None:
+        """A user message of several blocks: its text blocks are ``msg`` (one: its text), its images
+        ``extra.media`` (by reference, as written: never flattened into the text), anything else residual; the
+        layout (``t`` text, ``m`` media, ``k`` kept) lets the writer put the blocks back in order. None when the
+        blocks are all text (``msg`` is then the list as it is)."""
+        if all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+            return None
+        turn = self.turns[t]
+        texts: list[Any] = []
+        layout: list[str] = []
+        for j, block in enumerate(content):
+            btype = block.get("type") if isinstance(block, dict) else None
+            if btype == "text" and isinstance(block.get("text"), str) and set(block) == {"type", "text"}:
+                texts.append(block["text"])
+                layout.append("t")
+            elif btype == "image":
+                turn.setdefault("extra", {}).setdefault("media", []).append(block)
+                layout.append("m")
+            else:
+                self.kept.keep(join(base, "content", j), block)
+                layout.append("k")
+        turn["msg"] = texts[0] if len(texts) == 1 else [{"type": "text", "text": x} for x in texts] if texts else ""
+        return layout
 
     def assistant(self, i: int, entry: dict, message: dict, base: str) -> None:
         content = message.get("content")

@@ -37,6 +37,26 @@ def _put(line: Any, tokens: list[str], value: Any) -> None:
         node[tokens[-1]] = value
 
 
+def _blocks(turn: dict[str, Any], layout: list[str]) -> list[Any]:
+    """A user message's blocks back in order: texts from ``msg``, images from ``extra.media``, kept blocks as
+    placeholders the residual fills."""
+    msg = turn["msg"]
+    texts = [msg] if isinstance(msg, str) else [b.get("text") for b in msg] if isinstance(msg, list) else []
+    media = (turn.get("extra") or {}).get("media") or []
+    out: list[Any] = []
+    nt = nm = 0
+    for kind in layout:
+        if kind == "t":
+            out.append({"type": "text", "text": texts[nt]})
+            nt += 1
+        elif kind == "m":
+            out.append(media[nm])
+            nm += 1
+        else:
+            out.append(None)
+    return out
+
+
 def _assistant(turn: dict[str, Any], layout: list[str] | None, shown: dict[str, str]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant"}
     if layout is not None:
@@ -94,7 +114,9 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
                 line = {"type": step[2], "summary": turn["msg"], **turn["extra"][step[2]]}
             elif step[0] == "u":
                 message = {"role": "user"}
-                if step[2]:
+                if len(step) > 3 and step[3] is not None:
+                    message["content"] = _blocks(turn, step[3])
+                elif step[2]:
                     message["content"] = _content(turn["msg"], step[2])
             elif step[0] == "a":
                 message = _assistant(turn, step[2], shown)
