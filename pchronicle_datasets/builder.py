@@ -47,6 +47,7 @@ from .formats.base import as_bytes
 from .formats.residual import origin
 from .gc_pause import gc_paused
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, check_writable, new_run_id, repair
+from .session_links import parent_links, with_children
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -161,6 +162,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         # No extraction: compressed files are decompressed here as they are read, member by member.
         files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)
+        # Subagent files name their parent: the parents' /children come from the whole load (session_links.py).
+        self._links = parent_links([p for paths in files.values() for p in paths], self.config.name)
         return [
             datasets.SplitGenerator(
                 name=split,
@@ -218,6 +221,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             # itself, which it can read again by offset (no spill file), and the part's byte range.
             module = get_format(self.config.name) if self.config.name != "auto" else detect(_head(path), name)
             records = module.iter_records(f, name, byte_range=_byte_range(path, k, n) if n > 1 else None)
+        records = with_children(records, getattr(self, "_links", None) or {})
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0
         first_pass = key not in _quarantined

@@ -24,7 +24,7 @@ from typing import Any
 from ...errors import FormatError, PchronicleError
 from ..base import Record, as_source, documents, parse_file
 from .fields import NAME, WRAPPER_TYPES
-from .reader import layout_of, read_rollout
+from .reader import layout_of, parent_thread, read_rollout
 from .writer import encode, rollout_lines
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "encode",
     "iter_records",
     "link",
+    "parent_of",
     "rollout_lines",
     "sniff",
 ]
@@ -95,6 +96,19 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
 def decode(data: Any, document_id: str | None = None) -> list[dict[str, Any]]:
     """The Storyline document of a rollout file; raises the first error (file, line, pointer)."""
     return documents(iter_records(data, document_id))
+
+
+def parent_of(first: Any) -> tuple[str, str] | None:
+    """``(session, parent session)`` of a rollout whose first line (``session_meta``) names a parent thread:
+    what ``session_links`` needs to give the parent its ``/children`` when both files are loaded.
+
+    >>> parent_of({"timestamp": "t", "type": "session_meta", "payload": {"id": "c", "parent_thread_id": "p"}})
+    ('c', 'p')
+    """
+    payload = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
+    parent = parent_thread(payload)
+    session = payload.get("id") if isinstance(payload, dict) else None
+    return (session, parent) if isinstance(session, str) and session and parent else None
 
 
 def link(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
