@@ -97,3 +97,13 @@ def test_documents_of_other_formats_are_written_as_a_session():
     assert [(t["src"], t["msg"]) for t in back["turns"]] == [("user", "ls?"), ("agent", "here")]
     (call,) = back["turns"][1]["tool_calls"]
     assert (call["fn"], call["result"], back["turns"][1]["reason"]) == ("ls", "a.txt", "list")
+
+
+def test_inspect_shows_the_calls_without_a_result(capsys):
+    from pchronicle_datasets.cli import main
+
+    assert main(["inspect", "--json", str(TREE), str(DATA / "large-session.excerpt.jsonl")]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert report["tool_calls_without_result"] == 1 + 0  # the tree's call_2; the excerpt's calls are answered
+    assert main(["inspect", str(TREE)]) == 0
+    assert "tool calls without a result: 1" in capsys.readouterr().out
