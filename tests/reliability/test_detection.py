@@ -22,9 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
 DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
-WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
+WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif", "codex", "pi"]
 # The format of each folder's files; exceptions by name below.
 FOLDERS = {"openai_msg": "openai-msg", "sharegpt": "sharegpt", "storyline": "storyline", "chat": "chat", "atif": "atif"}
+FOLDERS |= {"codex": "codex", "pi": "pi"}
 
 
 def expected_format(path: Path) -> str:

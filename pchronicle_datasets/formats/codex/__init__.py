@@ -23,12 +23,13 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, as_source, documents, parse_file
-from .fields import NAME, WRAPPER_TYPES
+from .fields import NAME
 from .reader import layout_of, parent_thread, read_rollout
 from .writer import encode, rollout_lines
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "NAME",
     "OUTPUT",
@@ -46,24 +47,38 @@ ALIASES: tuple[str, ...] = ("codex-rollout",)
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # one rollout file per session
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the reader splits at each session_meta
 
 
 def sniff(sample: Any) -> bool:
-    """Whether a parsed line is a Codex rollout's: a wrapper line ``{type, payload}`` of one of the rollout line
-    types with a ``timestamp``, or the pre-wrapper header ``{id, timestamp, instructions[, git]}``.
+    """Whether a parsed line is a Codex rollout's: a ``session_meta`` line ``{type, payload}``, another wrapper
+    line type with a ``timestamp`` too, or the pre-wrapper header ``{id, timestamp, instructions[, git]}``.
 
     >>> sniff({"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}), sniff({"type": "message"})
     (True, False)
     """
     layout = layout_of(sample)
     if layout == "wrapper":
-        return "timestamp" in sample and sample["type"] in WRAPPER_TYPES
+        return sample["type"] == "session_meta" or "timestamp" in sample
     return layout == "bare"
 
 
+def _starts_session(value: Any, current: Any) -> Any:
+    """The id of the session a line starts when it is a ``session_meta`` (or pre-wrapper header) of a session
+    other than ``current``'s, else None: a file holding several rollouts one after the other (what ``encode``
+    writes for several documents) gives one document each; a resumed rollout's repeated meta does not split."""
+    if layout_of(value) == "bare":
+        return value.get("id") or True
+    if isinstance(value, dict) and value.get("type") == "session_meta" and isinstance(value.get("payload"), dict):
+        sid = value["payload"].get("id")
+        return sid if sid != current else None
+    return None
+
+
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
-    """The document of a rollout file (a line that is not JSON is an error record of its own, and the rest is
-    still read); a file that gives no document is one error record naming the line and pointer."""
+    """The documents of a rollout file, one per session it holds, each as soon as its lines are read (a line
+    that is not JSON is an error record of its own, and the rest is still read); a session that gives no
+    document is one error record naming the line and pointer."""
     src = as_source(data, document_id)
     if src.is_blank():
         return
@@ -76,21 +91,29 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     values: list[Any] = []
     numbers: list[int] = []
     raws: list[bytes] = []
+    current: Any = None
     for line, raw, value in items:
         if isinstance(value, FormatError):
             yield Record(line, raw, error=value)
             continue
+        start = _starts_session(value, current)
+        if start is not None:
+            if values:
+                yield _record(values, numbers, raws, document_id)
+                values, numbers, raws = [], [], []
+            current = start
         values.append(value)
         numbers.append(line)
         raws.append(raw)
-    if not values:
-        return
+    if values:
+        yield _record(values, numbers, raws, document_id)
+
+
+def _record(values: list[Any], numbers: list[int], raws: list[bytes], document_id: str | None) -> Record:
     try:
-        story = read_rollout(values, document_id, numbers)
+        return Record(numbers[0], b"", story=read_rollout(values, document_id, numbers))
     except PchronicleError as exc:
-        yield Record(numbers[0], b"\n".join(raws), error=exc.with_context(document_id=document_id))
-        return
-    yield Record(numbers[0], b"", story=story, value=None)
+        return Record(numbers[0], b"\n".join(raws), error=exc.with_context(document_id=document_id))
 
 
 def decode(data: Any, document_id: str | None = None) -> list[dict[str, Any]]:

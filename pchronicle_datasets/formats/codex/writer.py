@@ -164,9 +164,18 @@ def rollout_lines(story: dict[str, Any]) -> list[Any]:
 
 
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
-    """The rollout text of the documents, one after the other (one file per document: ``--per-document``)."""
+    """The rollout text of the documents, one after the other (one file per document: ``--per-document``). The
+    reader splits a text at each ``session_meta`` of another session, so a document whose session repeats the
+    one before it is written with ``#{n}`` after its id (counted: ``session_renamed``)."""
     out = []
-    for story in stories:
-        for line in rollout_lines(story):
-            out.append(orjson.dumps(line).decode() + "\n")
+    previous: Any = None
+    for n, story in enumerate(stories):
+        lines = rollout_lines(story)
+        meta = lines[0].get("payload") if lines and isinstance(lines[0], dict) else None
+        if isinstance(meta, dict) and lines[0].get("type") == "session_meta" and "id" in meta:
+            if meta["id"] == previous:
+                meta["id"] = f"{meta['id']}#{n}"
+                report_loss("session_renamed", pointer="/session")
+            previous = meta["id"]
+        out.extend(orjson.dumps(line).decode() + "\n" for line in lines)
     return "".join(out)

@@ -28,6 +28,7 @@ from .writer import encode, session_lines
 
 __all__ = [
     "ALIASES",
+    "ENCODE_IN_BATCHES",
     "EXTENSION",
     "NAME",
     "OUTPUT",
@@ -43,6 +44,7 @@ ALIASES: tuple[str, ...] = ("pi-session",)
 EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # one session file per session
+ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the reader splits at each session header
 
 
 def sniff(sample: Any) -> bool:
@@ -64,8 +66,9 @@ def sniff(sample: Any) -> bool:
 
 
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
-    """The document of a Pi session file (a line that is not JSON is an error record of its own, and the rest is
-    still read); a file that gives no document is one error record naming the line and pointer."""
+    """The documents of a Pi session file, one per session header, each as soon as its lines are read (a line
+    that is not JSON is an error record of its own, and the rest is still read); a session that gives no
+    document is one error record naming the line and pointer."""
     src = as_source(data, document_id)
     if src.is_blank():
         return
@@ -82,17 +85,21 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
         if isinstance(value, FormatError):
             yield Record(line, raw, error=value)
             continue
+        if is_header(value) and values:  # several sessions one after the other (what encode writes for several)
+            yield _record(values, numbers, raws, document_id)
+            values, numbers, raws = [], [], []
         values.append(value)
         numbers.append(line)
         raws.append(raw)
-    if not values:
-        return
+    if values:
+        yield _record(values, numbers, raws, document_id)
+
+
+def _record(values: list[Any], numbers: list[int], raws: list[bytes], document_id: str | None) -> Record:
     try:
-        story = read_session(values, document_id, numbers)
+        return Record(numbers[0], b"", story=read_session(values, document_id, numbers))
     except PchronicleError as exc:
-        yield Record(numbers[0], b"\n".join(raws), error=exc.with_context(document_id=document_id))
-        return
-    yield Record(numbers[0], b"", story=story, value=None)
+        return Record(numbers[0], b"\n".join(raws), error=exc.with_context(document_id=document_id))
 
 
 def decode(data: Any, document_id: str | None = None) -> list[dict[str, Any]]:
