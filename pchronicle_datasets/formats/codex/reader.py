@@ -39,6 +39,7 @@ from .fields import (
     HOSTED_FN,
     NAME,
     PRE_WRAPPER_HEADER,
+    SESSION,
     USAGE,
     WRAPPER_TYPES,
 )
@@ -181,7 +182,6 @@ class _Reader:
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.prev_total: Any = None
         self.unattributed: dict[str, int] = {}
-        self.usage_lines = 0
         self.line: int | None = None
 
     def error(self, pointer: str, reason: str) -> FormatError:
@@ -251,15 +251,17 @@ class _Reader:
         self.plan.append(["s"])
 
     def session_fields(self, base: str, obj: dict) -> None:
+        """The session's keys by ``fields.SESSION`` (a value of another type stays residual, as every other key)."""
         for key, value in obj.items():
-            if key == "id" and isinstance(value, str) and value:
-                self.story["session"] = value
-            elif key == "timestamp" and isinstance(value, str) and is_time(value):
-                self.story["started_at"] = value
-            elif key == "cli_version" and isinstance(value, str):
-                self.agent["ver"] = value
-            elif key == "originator" and isinstance(value, str):
-                self.agent["name"] = value
+            entry = SESSION.get(key)
+            kind = entry[2] if entry else None
+            fits = (
+                (kind == "nestr" and isinstance(value, str) and value != "")
+                or (kind == "str" and isinstance(value, str))
+                or (kind == "time" and isinstance(value, str) and is_time(value))
+            )
+            if entry is not None and fits:
+                (self.story if entry[0] == "document" else self.agent)[entry[1]] = value
             else:
                 self.kept.keep(join(base, key), value)
 
@@ -292,7 +294,7 @@ class _Reader:
             self.keep_rest(base, item, ("type",))
             self.plan.append(["y", t])
             return
-        if kind in HOSTED_FN and kind not in responses.CALLS:
+        if kind in HOSTED_FN:
             m = _hosted(item, kind)
         elif responses.is_item(item):
             m = responses.read(item)
