@@ -192,13 +192,18 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     bad = _BadByReason()
     tools: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
+    shapes: collections.Counter = collections.Counter()  # messages per provider shape (the reader's hints)
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
         if rec.error is not None:
             totals["bad"] += 1
             bad.add(path, rec)
             continue
         story = rec.story
-        formats[(story.get("origin") or {}).get("format", "storyline")] += 1
+        fmt = (story.get("origin") or {}).get("format", "storyline")
+        formats[fmt] += 1
+        hints = (story.get("meta") or {}).get(fmt)
+        if isinstance(hints, dict) and isinstance(hints.get("shapes"), dict):
+            shapes.update(hints["shapes"])
         totals["documents"] += 1
         totals["turns"] += len(story["turns"])
         totals["tool calls"] += sum(len(t.get("tool_calls") or ()) for t in story["turns"])
@@ -215,6 +220,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "bad_records": totals["bad"],
         "bad_records_by_reason": bad.report(),
         "residual_tools": totals["residual tools"],
+        "message_shapes": dict(sorted(shapes.items())),
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
     # A call no result answers (a cut session, Pi's calls before a compaction): counted, never balanced away.
@@ -230,6 +236,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"turns: {totals['turns']} ({totals['turns'] / docs:.1f} per document)   tool calls: {totals['tool calls']} "
         f"({totals['tool calls'] / docs:.1f} per document)   with reasoning: {totals['with reasoning']}"
     )
+    if shapes:
+        print("messages per provider shape: " + ", ".join(f"{k} {v}" for k, v in report["message_shapes"].items()))
     if totals["residual tools"]:  # e.g. gateway rows whose tools differ from the session's /agent/tools
         print(f"tool definitions kept as residual (not in /agent/tools): {totals['residual tools']}")
     if tools:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..messages.openai_chat import read_arguments, write_arguments
 
 __all__ = [
+    "CONTENT_LIKE_KEYS",
     "ID_KEYS",
     "REASON_KEYS",
     "ROLE_SRC",
@@ -29,6 +30,9 @@ __all__ = [
 ID_KEYS = ("id", "session_id", "conversation_id", "instance_id")
 #: Record keys tried, in this order, for the tool definitions (the first present and not null wins).
 TOOLS_KEYS = ("tools", "tool_definitions", "available_tools")
+#: Message keys that hold what a message says under another name than ``content``: a message with no content,
+#: no calls and no reasoning but one of these is refused (its text would otherwise be residual only).
+CONTENT_LIKE_KEYS = ("text", "value", "parts", "contents", "message", "body", "output", "blocks", "content_parts")
 #: Message keys tried, in this order, for the reasoning text (the first holding a string wins).
 REASON_KEYS = ("reasoning_content", "reasoning", "thinking")
 #: Message roles that become turns, and the turn ``src`` they get (developer is not folded into system).

@@ -15,12 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, try_loads
+from ...jsonio import dumps, json_type, short, try_loads
 from ...linking import SOURCE_CALL_IDS
-from ...pointer import join
+from ...pointer import join, parse
 from ..base import Record, documents, read_records
+from ..messages import SHAPES, TurnBuilder, read_message, shape_of, tools_to_openai
+from ..messages.anthropic import read_system
 from ..residual import ENVELOPE_KEY, Residual, origin
-from .forms import ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
+from .forms import CONTENT_LIKE_KEYS, ID_KEYS, REASON_KEYS, ROLE_SRC, TOOLS_KEYS, read_arguments
 from .typed_parts import read_parts
 
 __all__ = [
@@ -40,27 +42,62 @@ HINTS = "chat"  # the /meta key of the export hints
 
 
 def is_message(value: Any) -> bool:
-    """An OpenAI-style message: an object with a string ``role``."""
-    return isinstance(value, dict) and isinstance(value.get("role"), str)
+    """A message of one of the shapes the shared model knows (``formats/messages``): an OpenAI-style message
+    (an object with a string ``role``), an Anthropic message, a Gemini Content, a Responses item."""
+    return shape_of(value) is not None
 
 
 def _messages_key(value: dict) -> str | None:
     """The key holding the conversation: ``messages`` (an array), else a ``conversations`` array that holds
-    ``role`` messages and no ShareGPT ``from`` element (Harbor's exported traces)."""
+    ``role`` messages and no ShareGPT ``from`` element (Harbor's exported traces), else ``contents`` of Gemini
+    Content or ``input`` of Responses items (or the ``output`` of a Responses response object)."""
     if isinstance(value.get("messages"), list):
         return "messages"
     conv = value.get("conversations")
     if isinstance(conv, list) and conv and all(is_message(m) and "from" not in m for m in conv):
         return "conversations"
+    # Gemini Content: an API request's contents, a chat history (Gemini CLI's eval scenarios, SDK chat
+    # histories); a Responses API request's input items (at least one of its own types).
+    for key in GEMINI_KEYS:
+        contents = value.get(key)
+        if isinstance(contents, list) and contents and all(shape_of(m) == "gemini" for m in contents):
+            return key
+    for key in RESPONSES_KEYS:
+        items = value.get(key)
+        if key == "output" and value.get("object") != "response":
+            continue  # a response object's output items; any other "output" is not a conversation
+        if isinstance(items, list) and items:
+            shapes = [shape_of(m) for m in items]
+            if "responses" in shapes and all(sh in ("responses", OPENAI) for sh in shapes):
+                return key
+    for key, tail in PAIRED.items():
+        head, rest = value.get(key), value.get(tail)
+        if isinstance(head, list) and isinstance(rest, list) and head and all(is_message(m) for m in head + rest):
+            return key
+    return None
+
+
+def single_message(value: Any) -> str | None:
+    """The pointer of the one message of a provider response that is a conversation of its own: an Anthropic
+    response object (the record itself, ``""``), a Gemini ``GenerateContentResponse``
+    (``/candidates/0/content``); None for anything else."""
+    if not isinstance(value, dict):
+        return None
+    if value.get("type") == "message" and "stop_reason" in value and shape_of(value) == "anthropic":
+        return ""
+    candidates = value.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    if isinstance(first, dict) and shape_of(first.get("content")) == "gemini":
+        return "/candidates/0/content"
     return None
 
 
 def is_record(value: Any) -> bool:
     """A chat record: an object with a conversation (``_messages_key``) that is not an RFC-0009 gateway row
-    (``session_id`` with ``step_id``)."""
+    (``session_id`` with ``step_id``), or a provider response of one message (``single_message``)."""
     if not isinstance(value, dict) or ("session_id" in value and "step_id" in value):
         return False
-    return _messages_key(value) is not None
+    return _messages_key(value) is not None or single_message(value) is not None
 
 
 def sniff(sample: Any) -> bool:
@@ -132,6 +169,17 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
 
 #: Record keys that say whether the conversation completed: booleans, read into ``/task/result``.
 RESULT_KEYS = ("completed", "partial")
+#: The messages key → the record key of its top-level system prompt (Anthropic's request beside ``messages``,
+#: Gemini's beside ``contents``, the Responses API's beside ``input``).
+SYSTEM_KEYS = {"messages": "system", "contents": "systemInstruction", "input": "instructions", "output": "instructions"}
+#: A conversation split in two arrays: the first key's messages, then the second's (Azure AI Evaluation's agent
+#: records: ``{"query": [messages], "response": [messages], "tool_definitions": [...]}``).
+PAIRED = {"query": "response"}
+#: Record keys that hold Responses items: a request's input, a response object's (``"object": "response"``) output.
+RESPONSES_KEYS = ("input", "output")
+#: Record keys that hold a conversation when every element is a Gemini Content.
+GEMINI_KEYS = ("contents", "history")
+OPENAI = "openai"
 
 
 def read_conversation(value: Any, *, document_id: str | None = None, session: str | None = None) -> dict[str, Any]:
@@ -168,14 +216,16 @@ class _Reader:
         self.index = index
         self.where = where  # the record's pointer in a whole-file array, for errors only
         self.kept = Residual(NAME, document_id)
-        self.turns: list[dict[str, Any]] = []
+        # The turns and call state are the shared model's builder's: a file may mix OpenAI messages (read here,
+        # with this format's own hints) with the other shapes (read by formats/messages).
+        self.b = TurnBuilder()
+        self.turns = self.b.turns
         self.hints: dict[str, Any] = {}  # per message: how it was spelled
-        self.used: set[str] = set()  # tcids so far (unique in the document)
-        self.by_id: dict[str, list[tuple[int, dict]]] = {}  # source call id → [(turn index, call)]
-        self.answered: set[str] = set()  # tcids that have a result
-        self.source_ids: dict[str, str] = {}  # renamed call ids → the source's (/meta/source_call_ids)
+        self.by_id = self.b.by_id  # source call id → [(turn index, call)]
+        self.answered = self.b.answered  # tcids that have a result
+        self.source_ids = self.b.source_ids  # renamed call ids → the source's (/meta/source_call_ids)
         self.legacy: list[tuple[int, dict]] = []  # legacy function_call calls (turn index, call), in order
-        self.last_agent: int | None = None  # the index of the latest assistant turn
+        self.shapes: dict[str, int] = {}  # messages per shape other than OpenAI's (/meta/chat/shapes)
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=self.where + pointer, document_id=self.document_id, line=self.line)
@@ -189,7 +239,9 @@ class _Reader:
         agent: dict[str, Any] = {"id": NAME}
         if isinstance(value, list):
             hints["bare"] = True
-            messages, base = value, ""
+            placed = [(f"/{m}", msg) for m, msg in enumerate(value)]
+        elif isinstance(value, dict) and _messages_key(value) is None and single_message(value) is not None:
+            return self._finish(story, agent, hints, self._single(value, single_message(value), hints))
         elif isinstance(value, dict):
             key = _messages_key(value)
             if key is None:
@@ -199,17 +251,31 @@ class _Reader:
                     if "messages" in value
                     else "a chat record is an object with a messages array (or a conversations array of role messages)",
                 )
-            messages, base = value[key], f"/{key}"
+            placed = [(f"/{key}/{m}", msg) for m, msg in enumerate(value[key])]
             keys = self._record_fields(value, key, story, agent)
+            if key in PAIRED:  # the conversation goes on in the second array
+                tail = value[PAIRED[key]]
+                placed += [(f"/{PAIRED[key]}/{m}", msg) for m, msg in enumerate(tail)]
+                keys["tail"] = len(tail)
             hints["keys"] = keys
+            system_key = SYSTEM_KEYS.get(key)
+            if system_key is not None and system_key in value:
+                keys["system"] = self._system(system_key, value[system_key])
         else:
             raise self.error("", f"a chat record is a JSON object or an array of messages, got {json_type(value)}")
-        layout = [self._message(join(base, m), msg, m) for m, msg in enumerate(messages)]
-        hints["layout"] = layout
-        if isinstance(value, dict) and "response" in value:
+        layout = [self._message(ptr, msg, m) for m, (ptr, msg) in enumerate(placed)]
+        if isinstance(value, dict) and "response" in value and hints["keys"]["messages"] not in PAIRED:
             self._response(value["response"], hints)
+        if isinstance(value, dict) and hints["keys"]["messages"] == "output":
+            self._response_usage(value, hints["keys"])
+        return self._finish(story, agent, hints, layout)
+
+    def _finish(self, story: dict, agent: dict, hints: dict, layout: list) -> dict[str, Any]:
+        hints["layout"] = layout
         if self.hints:
             hints["m"] = self.hints
+        if self.shapes:
+            hints["shapes"] = self.shapes
         agent["name"] = agent["id"]
         story["agent"] = agent
         story["turns"] = self.turns
@@ -238,6 +304,9 @@ class _Reader:
                 # tools as a JSON string (LLaMA-Factory, TRL): the schemas, and the exact string as residual
                 self.kept.keep(join("", tools_key), tools)
                 tools = listed
+            tools, spelled = tools_to_openai(tools)
+            if spelled is not None:  # Anthropic / Gemini / Responses definitions: as OpenAI function tools
+                keys["tools_spelled"] = spelled
             agent["tools"] = tools
             keys["tools"] = tools_key
         model = record.get("model")
@@ -245,6 +314,7 @@ class _Reader:
             agent["id"] = agent["model"] = model
             keys["model"] = True
         consumed = {messages_key, id_key, tools_key, "model" if keys.get("model") else None, "response"}
+        consumed.update((SYSTEM_KEYS.get(messages_key), PAIRED.get(messages_key)))
         # Whether the conversation completed, as agents that log role/content conversations write it (the
         # ShareGPT reader's rule): the writers sort and label trajectories by /task/result.
         result = {k: record[k] for k in RESULT_KEYS if isinstance(record.get(k), bool)}
@@ -260,6 +330,36 @@ class _Reader:
             else:
                 self.kept.keep(join("", key), val)
         return keys
+
+    def _single(self, value: dict, pointer: str, hints: dict) -> list:
+        """A provider response of one message (``single_message``): its message is the conversation, the
+        response's other keys residual (a Gemini response's ``usageMetadata``: the answer turn's metrics)."""
+        hints["single"] = pointer
+        if pointer == "":
+            return [self._message("", value, 0)]
+        layout = [self._message(pointer, value["candidates"][0]["content"], 0)]
+        for key, val in value.items():
+            if key == "candidates":
+                for ck, cv in val[0].items():  # the first candidate's finishReason, index, safetyRatings…
+                    if ck != "content":
+                        self.kept.keep(join("/candidates/0", ck), cv)
+                for c, cand in enumerate(val[1:], start=1):  # other candidates: kept whole
+                    self.kept.keep(f"/candidates/{c}", cand)
+            elif key == "usageMetadata" and isinstance(val, dict) and self.b.last_agent is not None:
+                self.turns[self.b.last_agent].setdefault("metrics", val)
+                hints["usage"] = ["usageMetadata", self.b.last_agent]
+            else:
+                self.kept.keep(join("", key), val)
+        return layout
+
+    def _response_usage(self, record: dict, keys: dict) -> None:
+        """A Responses response object's ``usage`` is its answer's: the metrics of the last agent turn."""
+        t = self.b.last_agent
+        usage = record.get("usage")
+        if isinstance(usage, dict) and t is not None and "metrics" not in self.turns[t]:
+            self.turns[t]["metrics"] = usage
+            self.kept.fields.pop("/usage", None)  # _record_fields kept it before the turns were made
+            keys["usage"] = t
 
     def _response(self, response: Any, hints: dict) -> None:
         """A Chat Completions response: ``choices[0].message`` is the conversation's last assistant turn; the
@@ -285,8 +385,12 @@ class _Reader:
     def _message(self, ptr: str, msg: Any, where: int | str) -> Any:
         """Map one message; returns its layout entry: a turn index, ``[turn index, result index]`` for a tool
         result, or None when the message is kept whole as residual."""
-        if not is_message(msg):
+        shape = shape_of(msg)
+        if shape is None:
             raise self.error(ptr, f"a message is an object with a string role, got {json_type(msg)}")
+        if shape in SHAPES and shape != OPENAI:
+            return self._shaped(ptr, msg, where, shape)
+        self.b.interrupt()
         role = msg["role"]
         if role in ROLE_SRC:
             return self._turn(ptr, msg, where)
@@ -355,28 +459,60 @@ class _Reader:
                 self._hint(where, "fc", self._legacy_call(join(ptr, "function_call"), fc, where, calls))
             if calls:
                 turn["tool_calls"] = calls
+        if (
+            "content" not in msg
+            and turn.get("reason") is None
+            and "tool_calls" not in turn
+            and "refusal" not in consumed
+        ):
+            self._refuse_unread_content(ptr, msg)
         for key, val in msg.items():
             if key not in consumed:
                 self.kept.keep(join(ptr, key), val)
         self.turns.append(turn)
         if role == "assistant":
-            self.last_agent = len(self.turns) - 1
+            self.b.last_agent = len(self.turns) - 1
         return len(self.turns) - 1
 
+    def _refuse_unread_content(self, ptr: str, msg: dict) -> None:
+        """No silent emptiness: a message without ``content`` whose text sits under a key no shape reads is
+        refused with that key's pointer, not read as an empty turn with its text kept aside."""
+        key = next((k for k in msg if k in CONTENT_LIKE_KEYS and msg[k] not in (None, "", [], {})), None)
+        if key is not None:
+            raise self.error(
+                join(ptr, key),
+                f"the message has no content but a {key!r} key, which no shape read here holds: "
+                "rename it to 'content' (or convert the file to a chat record) to read it",
+            )
+
+    def _shaped(self, ptr: str, msg: dict, where: int | str, shape: str) -> dict[str, Any]:
+        """A message of another shape (Anthropic, Responses, Gemini, typed parts), read by the shared model;
+        its layout entry is the builder's export hint."""
+        m = read_message(msg, shape)
+        if not m.mapped:
+            empty = m.first_unread()
+            if empty is not None:
+                raise self.error(
+                    join(ptr, *parse(empty)),
+                    f"all of this {shape} message's content is of a kind no reader maps (it would be an empty turn): "
+                    f"{short(m.leftovers[empty])}",
+                )
+        self.shapes[shape] = self.shapes.get(shape, 0) + 1
+        return self.b.add(m, ptr, self.kept.keep, where)
+
+    def _system(self, key: str, value: Any) -> Any:
+        """A record's top-level system prompt (Anthropic ``system``, Gemini ``systemInstruction``, Responses
+        ``instructions``): a system turn before the messages; returns its export hint."""
+        m = read_system(value) if key != "systemInstruction" else read_message(value, "gemini")
+        m.role = "system"
+        if not m.mapped and m.first_unread() is not None:
+            self.kept.keep(join("", key), value)
+            return None
+        return self.b.add(m, join("", key), self.kept.keep, key)
+
     def _tcid(self, wanted: Any, generated: str) -> tuple[str, bool]:
-        """The call's tcid: its own id when a non-empty string not used yet in the document, else a generated
-        one; and whether it was generated."""
-        if isinstance(wanted, str) and wanted and wanted not in self.used:
-            self.used.add(wanted)
-            return wanted, False
-        tcid, n = generated, 1
-        while tcid in self.used:
-            n += 1
-            tcid = f"{generated}-{n}"
-        self.used.add(tcid)
-        if isinstance(wanted, str) and wanted:
-            self.source_ids[tcid] = wanted  # a reused id: training outputs show the one the source wrote
-        return tcid, True
+        """The call's tcid (the shared builder's rule: one set of ids in the document)."""
+        return self.b.tcid(wanted, generated)
 
     def _arguments(self, ptr: str, fn: dict) -> tuple[Any, str]:
         if "arguments" not in fn:
@@ -410,8 +546,7 @@ class _Reader:
                 self.kept.keep(join(ptr, "function", key), val)
         entry = {"tcid": tcid, "fn": fn["name"], "args": args}
         calls.append(entry)
-        if isinstance(call.get("id"), str):
-            self.by_id.setdefault(call["id"], []).append((len(self.turns), entry))
+        self.b.register(len(self.turns), entry, call.get("id"))
         return hint
 
     def _legacy_call(self, ptr: str, fc: dict, where: int | str, calls: list) -> str:
@@ -442,7 +577,7 @@ class _Reader:
 
     def _result(self, ptr: str, msg: dict, where: int | str) -> Any:
         answered = self._answers(msg)
-        t, call = answered if answered is not None else (self.last_agent, None)
+        t, call = answered if answered is not None else (self.b.last_agent, None)
         if t is None:
             return self._turn(ptr, msg, where, src="tool")  # a result before any assistant message: its own turn
         consumed = {"role", "content"}
@@ -454,6 +589,7 @@ class _Reader:
         elif "content" in msg:
             result["content"] = msg["content"]
         else:
+            self._refuse_unread_content(ptr, msg)
             self._hint(where, "content", "absent")
         if msg["role"] == "function":
             self._hint(where, "role", "function")

@@ -22,9 +22,10 @@ from ...jsonio import dumps, dumps_text, try_loads
 from ...losses import for_document, ignore_losses, report_loss
 from ...pointer import parse
 from ...schema import validate
+from ..messages import tools_back, write_message
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .forms import SRC_ROLE, write_arguments
-from .reader import HINTS, NAME
+from .reader import HINTS, NAME, PAIRED, SYSTEM_KEYS
 from .render import render_messages
 from .unwritten import report_unwritten
 
@@ -99,14 +100,27 @@ class _Recovery:
         messages = [self._message(entry, m) for m, entry in enumerate(self.hints["layout"])]
         if self.hints.get("bare"):
             rec: Any = messages
+        elif "single" in self.hints:  # a provider response of one message
+            rec = _nest(parse(self.hints["single"]), messages[0])
+            if "usage" in self.hints:
+                key, t = self.hints["usage"]
+                rec[key] = self.turns[t]["metrics"]
         else:
             keys = self.hints["keys"]
             rec = {keys["messages"]: messages}
+            if keys["messages"] in PAIRED:  # a conversation split in two arrays
+                split = len(self.hints["layout"]) - keys["tail"]
+                rec = {keys["messages"]: messages[:split], PAIRED[keys["messages"]]: messages[split:]}
             agent = self.story["agent"]
             if "id" in keys:
                 rec[keys["id"]] = self.story["session"]
             if "tools" in keys:
-                rec[keys["tools"]] = agent["tools"]
+                spelled = keys.get("tools_spelled")
+                rec[keys["tools"]] = agent["tools"] if spelled is None else tools_back(agent["tools"], spelled)
+            if "usage" in keys:  # a Responses response object's usage: its answer's metrics
+                rec["usage"] = self.turns[keys["usage"]]["metrics"]
+            if keys.get("system") is not None:
+                rec[SYSTEM_KEYS[keys["messages"]]] = write_message(self.story, keys["system"])
             if keys.get("model"):
                 rec["model"] = agent["model"]
             for key in keys.get("result", ()):
@@ -126,6 +140,8 @@ class _Recovery:
         hint = self.per_message.get(str(where), {})
         if entry is None:
             return None  # kept whole: the residual at this message's pointer fills it in
+        if isinstance(entry, dict):  # another shape: the shared model's export hint
+            return write_message(self.story, entry)
         if isinstance(entry, int):
             return self._turn_message(self.turns[entry], hint)
         t, o = entry
@@ -175,6 +191,14 @@ def _call(call: dict[str, Any], form: str) -> dict[str, Any]:
         out["type"] = "function"
     out["function"] = fn
     return out
+
+
+def _nest(tokens: list[str], value: Any) -> Any:
+    """``value`` at ``tokens`` in new containers: an array for the index ``0``, an object for a key
+    (``/candidates/0/content`` → ``{"candidates": [{"content": value}]}``)."""
+    for token in reversed(tokens):
+        value = [value] if token == "0" else {token: value}
+    return value
 
 
 def _put(node: Any, tokens: list[str], value: Any) -> Any:

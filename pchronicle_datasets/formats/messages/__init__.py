@@ -19,6 +19,15 @@ A ``Message`` holds ``role`` (``system``/``developer``/``user``/``assistant``/``
 ``leftovers`` (relative JSON Pointer → value: the reader's residual). ``slots`` and ``skeleton`` say where each
 mapped value sat, so ``write_message`` gives the same source message back.
 
+A harness reader (Claude Code: Anthropic blocks; Codex: Responses items; Gemini CLI: Gemini parts) uses it as
+the ``chat`` reader does: one ``TurnBuilder`` per document; for each log message
+``hint = builder.add(read_message(value, "anthropic"), pointer, residual.keep)`` (``pointer`` the message's
+pointer in the source record, ``residual`` the reader's ``formats.residual.Residual``; refuse a message with
+``not m.mapped and m.first_unread()`` — its content all fell into residual); ``builder.turns`` are the
+document's turns (add ``ts``, ``model``… of the log lines to them), ``builder.source_ids`` its
+``/meta/source_call_ids``; keep the hints in the format's export hints for ``write_message``. A shape's own
+call state (a call answered by a later log line) is the builder's: ``register``, ``answers``, ``tcid``.
+
 Recognising a shape is by structure, one message at a time (a file may mix them); ``shape_of`` tries the
 shapes from the most specific: Responses items (a ``type`` of theirs), Gemini Content (``parts``), Anthropic
 messages (a block type only Anthropic writes), typed parts (``tool_call``/``tool_output`` parts), else an

@@ -23,7 +23,7 @@ from typing import Any
 from ...pointer import join
 from .model import Call, Message, Reasoning, Result, strip
 
-__all__ = ["BLOCK_TYPES", "SHAPE", "is_message", "read"]
+__all__ = ["BLOCK_TYPES", "SHAPE", "is_message", "read", "read_system"]
 
 SHAPE = "anthropic"
 #: Block types that only Anthropic's Messages API writes (a ``text``-only list is also an OpenAI content list).
@@ -134,3 +134,22 @@ def _block(m: Message, ptr: str, block: Any) -> None:
         m.add_media(ptr, block)
     else:
         m.leave(ptr, block)
+
+
+def read_system(value: Any) -> Message:
+    """A request's top-level ``system`` (a string or text blocks) → a ``system`` Message whose pointers are
+    relative to the value itself (``""``, ``/0/text``).
+
+    >>> read_system([{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]).leftovers
+    {'/0/cache_control': {'type': 'ephemeral'}}
+    """
+    m = Message(SHAPE, "system")
+    _content(m, value)
+    m.slots = [(_unwrap(p), a) for p, a in m.slots]
+    m.leftovers = {_unwrap(p): v for p, v in m.leftovers.items()}
+    m.skeleton = strip(value, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
+def _unwrap(pointer: str) -> str:
+    return pointer[len("/content") :]

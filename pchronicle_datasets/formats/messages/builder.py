@@ -7,7 +7,8 @@
   per piece that has them: ``{"signature"}``, ``{"encrypted_content"}``); media parts to ``extra.media`` as
   written; usage to ``metrics``;
 - its calls are ``tool_calls`` (``tcid`` the source id when it is a non-empty string not used yet in the
-  document, else ``call-{where}-{c}``; a ``kind`` other than ``function`` is the call's ``kind``);
+  document, else ``call-{where}-{c}``; ``args`` the arguments, a JSON string decoded as RFC-0009 does — a
+  custom tool's raw input stays the string; a ``kind`` other than ``function`` is the call's ``kind``);
 - its results are ``observation.results`` entries (``content``, ``source_call_id``, ``is_error``) on the turn of
   the call they answer: by id (the first unanswered call with that id), else — the shape has no id, as Gemini —
   the first unanswered call of that name; a result that answers no call is kept on the latest agent turn
@@ -46,8 +47,6 @@ __all__ = ["ROLE_SRC", "TurnBuilder", "write_message"]
 
 #: Neutral roles → turn ``src`` (any other role is its own source).
 ROLE_SRC = {"system": "system", "developer": "developer", "user": "user", "assistant": "agent", "tool": "tool"}
-#: Shapes whose call arguments are a JSON string (decoded into ``args``, its spelling kept in the hint).
-STRING_ARGUMENTS = {"responses", "openai"}
 
 
 class TurnBuilder:
@@ -200,7 +199,8 @@ class TurnBuilder:
             calls = turn.setdefault("tool_calls", [])
             tcid, generated = self.tcid(call.id, f"call-{where}-{c}")
             args, form = call.arguments, None
-            if m.shape in STRING_ARGUMENTS and call.kind == "function":
+            if call.kind == "function":
+                # a JSON string is decoded, as RFC-0009 does (its spelling kept in the hint); an object stays
                 args, form = read_arguments(call.arguments)
             entry: dict[str, Any] = {"tcid": tcid, "fn": call.name, "args": args}
             if call.kind != "function":

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...pointer import parse
 
-__all__ = ["Call", "Message", "Reasoning", "Result", "rebuild", "strip"]
+__all__ = ["CONTENT_ROOTS", "Call", "Message", "Reasoning", "Result", "rebuild", "strip"]
 
 
 @dataclass
@@ -122,6 +122,19 @@ class Message:
     def mapped(self) -> bool:
         """Whether anything of the message's content has a Storyline place."""
         return bool(self.texts or self.reasoning or self.calls or self.results or self.media)
+
+    def first_unread(self) -> str | None:
+        """The pointer of the first leftover that is content (under one of ``CONTENT_ROOTS``, or the whole
+        message): with nothing ``mapped``, the message's content all fell into residual — a reader refuses it."""
+        for pointer in self.leftovers:
+            root = "/" + pointer.split("/", 2)[1] if pointer else ""
+            if root in CONTENT_ROOTS:
+                return pointer
+        return None
+
+
+#: The keys that hold a message's content in some shape (``""``: the message kept whole).
+CONTENT_ROOTS = frozenset({"", "/content", "/parts", "/summary", "/output", "/input", "/arguments", "/action"})
 
 
 def strip(source: Any, pointers: list[str]) -> Any:

@@ -286,3 +286,11 @@ def test_tools_to_openai_and_back():
     tools, hint = tools_to_openai(responses)
     assert tools == [{"type": "function", "function": {"name": "f", "parameters": {}, "strict": True}}]
     assert tools_back(tools, hint) == responses
+
+
+def test_typed_reasoning_parts_are_reasoning_not_content():
+    msg = {"role": "assistant", "content": [{"type": "reasoning", "text": "Think."}, {"type": "text", "text": "Done."}]}
+    assert shape_of(msg) == "typed"
+    m = read_message(msg)
+    assert m.reasoning == [Reasoning("Think.")] and m.texts == ["Done."]
+    assert _round_trip([msg]) == [msg]
