@@ -29,6 +29,25 @@ def _content(msg: Any, role: str) -> Any:
     return msg
 
 
+def _parts(msg: Any, role: str, pointer: str) -> list[dict[str, Any]]:
+    """A document's ``msg`` as Responses content parts, for a rollout synthesized from another format: text
+    parts (any part with a string ``text``) as the role's text part, images as ``input_image``; anything else
+    is written as its JSON text (counted: ``text in codex``)."""
+    if isinstance(msg, str):
+        return _content(msg, role)
+    part_type = TEXT_PART.get(role, "input_text")
+    out: list[dict[str, Any]] = []
+    for k, part in enumerate(msg if isinstance(msg, list) else [msg]):
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            out.append({"type": part_type, "text": part["text"]})
+        elif isinstance(part, dict) and part.get("type") == "input_image":
+            out.append(part)
+        else:
+            report_loss("text in codex: /turns/*/msg", pointer=f"{pointer}/{k}" if isinstance(msg, list) else pointer)
+            out.append({"type": part_type, "text": part if isinstance(part, str) else orjson.dumps(part).decode()})
+    return out
+
+
 def _put(line: Any, tokens: list[str], value: Any) -> None:
     node = line
     for token in tokens[:-1]:
@@ -120,8 +139,9 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
         if src == "agent":
             if isinstance(turn.get("reason"), str) and turn["reason"]:
                 items.append({"type": "reasoning", "summary": [{"type": "summary_text", "text": turn["reason"]}]})
-            if turn["msg"] not in ("", None):
-                items.append({"type": "message", "role": "assistant", "content": _content(turn["msg"], "assistant")})
+            if turn["msg"] not in ("", None, []):
+                content = _parts(turn["msg"], "assistant", f"/turns/{t}/msg")
+                items.append({"type": "message", "role": "assistant", "content": content})
             for call in turn.get("tool_calls") or []:
                 items.append(
                     {
@@ -135,7 +155,7 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
             role = src if src in ("user", "developer", "system") else "user"
             if role != src:
                 report_loss("not in codex: /turns/*/src", pointer=f"/turns/{t}/src")
-            items.append({"type": "message", "role": role, "content": _content(turn["msg"], role)})
+            items.append({"type": "message", "role": role, "content": _parts(turn["msg"], role, f"/turns/{t}/msg")})
         for cid, _name, content in placed.get(t, []):
             output = content if isinstance(content, str) else orjson.dumps(content).decode()
             items.append({"type": "function_call_output", "call_id": cid, "output": output})
