@@ -146,7 +146,17 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
     names = [config.name for config in builder.BUILDER_CONFIGS]
     assert names == ["auto", *pc.format_names()]
     formats = {"openai-msg", "openai-messages", "sharegpt", "agent-jsonl", "storyline", "atif", "harbor"}
-    assert set(names) == {"auto", *formats, "chat", "openai-chat", "messages"}
+    assert set(names) == {
+        "auto",
+        *formats,
+        "chat",
+        "openai-chat",
+        "messages",
+        "codex",
+        "codex-rollout",
+        "pi",
+        "pi-session",
+    }
     assert builder.config.name == "auto"  # the default
     assert builder.config.on_bad_records == "error"
     assert builder.info.features == pc.STORYLINE_FEATURES
