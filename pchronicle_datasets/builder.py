@@ -49,6 +49,7 @@ from .loading.policy import BadRecords, check_policy, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
+from .session_links import parent_links, with_children
 from .sidecars import pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
@@ -145,6 +146,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         # No extraction: compressed files are decompressed here as they are read, member by member.
         files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)  # the same ids as the CLI's and Spark's
+        # Subagent files name their parent: the parents' /children come from the whole load (session_links.py).
+        self._links = parent_links([p for paths in files.values() for p in paths], self.config.name)
         generators = []
         for split, paths in files.items():
             # A sidecar listed beside its file (sidecars.py) is no document: its file's reader gets it.
@@ -222,6 +225,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             # itself, which it can read again by offset (no spill file), and the part's byte range.
             module = capability(fmt or self.config.name, "splittable")
             records = module.iter_records(f, name, byte_range=_byte_range(path, k, n) if n > 1 else None)
+        records = with_children(records, getattr(self, "_links", None) or {})
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0
         first_pass = key not in _quarantined

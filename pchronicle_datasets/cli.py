@@ -313,6 +313,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "notes": dict(notes),
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
+    # A call no result answers (a cut session, Pi's calls before a compaction): counted, never balanced away.
+    report["tool_calls_without_result"] = sum(c["count"] - c["success"] - c["failure"] for c in tools.values())
     status = 1 if totals["bad"] else 0  # like validate: any bad record fails the command
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
@@ -331,9 +333,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     for note, count in notes.items():
         print(f"note: {count} document(s): {note}")
     if tools:
-        print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}")
+        print(f"tool calls without a result: {report['tool_calls_without_result']}")
+        print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}{'no result':>11}")
         for name, c in report["tools"].items():
-            print(f"{name:<32}{c.get('count', 0):>8}{c.get('success', 0):>9}{c.get('failure', 0):>9}")
+            none = c.get("count", 0) - c.get("success", 0) - c.get("failure", 0)
+            print(f"{name:<32}{c.get('count', 0):>8}{c.get('success', 0):>9}{c.get('failure', 0):>9}{none:>11}")
     if totals["bad"]:
         print("bad records by reason (count, reason, first occurrence):")
         for line in bad.lines():

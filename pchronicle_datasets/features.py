@@ -367,6 +367,15 @@ def _result_failed(content: Any) -> bool:
     return False
 
 
+def _call_failed(call: Mapping[str, Any]) -> bool:
+    """Whether a call's ``response`` says it failed: status ``error``/``failed``, or a non-zero ``exit_code``."""
+    response = call.get("response")
+    if not isinstance(response, Mapping):
+        return False
+    code = response.get("exit_code")
+    return response.get("status") in ("error", "failed") or (type(code) is int and code != 0)
+
+
 def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``[{tool, count, success, failure}]`` sorted by tool, for tools called at least once.
 
@@ -380,10 +389,12 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
             stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
-    for fn, content, marked in tool_outcomes(story):
+    for fn, content, marked, call in tool_outcomes(story):
         # A result without content is "" to the reference (msg.get("content", "")): a failure. A result the
-        # source marked failed (is_error) is a failure whatever its text.
-        stats[fn][2 if marked or _result_failed(content) else 1] += 1
+        # source marked failed (is_error) is a failure whatever its text, and so is one of a call the harness
+        # marked failed (``response``: status error/failed, or a non-zero exit code; Pi's isError).
+        failed = marked or (call is not None and _call_failed(call)) or _result_failed(content)
+        stats[fn][2 if failed else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
 
 

@@ -48,29 +48,30 @@ def tool_results(story: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     ...     "observation": {"results": [{"content": "x"}]}}]}))
     [('ls', 'x')]
     """
-    for fn, content, _ in tool_outcomes(story):
+    for fn, content, _, _ in tool_outcomes(story):
         yield fn, content
 
 
-def tool_outcomes(story: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool]]:
-    """``(fn, content, marked_failed)`` for every result ``tool_results`` yields (the one linking rule,
+def tool_outcomes(story: Mapping[str, Any]) -> Iterator[tuple[str, Any, bool, Mapping[str, Any] | None]]:
+    """``(fn, content, marked_failed, call)`` for every result ``tool_results`` yields (the one linking rule,
     ``place_results``): ``marked_failed`` when the source said the call failed — an observation result's
     ``is_error: true`` (Anthropic ``tool_result.is_error``), or a call whose ``response.status`` is ``"error"`` —
-    whatever its content says.
+    whatever its content says; ``call`` is the call a result names by id (None for one linked by position).
 
     >>> story = {"turns": [{"src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "Bash", "args": {}}],
     ...     "observation": {"results": [{"source_call_id": "c1", "content": "Exit code 1", "is_error": True}]}}]}
     >>> list(tool_outcomes(story))
-    [('Bash', 'Exit code 1', True)]
+    [('Bash', 'Exit code 1', True, {'tcid': 'c1', 'fn': 'Bash', 'args': {}})]
     """
     if not story.get("turns"):
         return
-    called = {c["fn"] for turn in story["turns"] for c in turn.get("tool_calls") or ()}
+    calls = {c["tcid"]: c for turn in story["turns"] for c in turn.get("tool_calls") or ()}
+    called = {c["fn"] for c in calls.values()}
     marks: dict[int, list[bool]] = {}
     for t, results in place_results(story, marks)[0].items():
-        for (_, fn, content), failed in zip(results, marks[t], strict=True):
+        for (sid, fn, content), failed in zip(results, marks[t], strict=True):
             if fn != "unknown" or "unknown" in called:
-                yield fn, content, failed
+                yield fn, content, failed, calls.get(sid)
 
 
 def results_by_turn(story: Mapping[str, Any]) -> dict[int, list[tuple[str, str, Any]]]:

@@ -61,6 +61,9 @@ KINDS = {
     "not in sts": "a Storyline field the Session Trace Simple Format has no place for, left out",
     "not in chat": "a Storyline field a chat record has no key for, left out",
     "text in chat": "a Storyline value a chat record holds only as text",
+    "not in codex": "a Storyline field a Codex rollout written from another format has no place for, left out",
+    "text in codex": "a message part a Codex rollout written from another format holds only as text",
+    "not in pi": "a Storyline field a Pi session written from another format has no place for, left out",
     "not in openai-msg": "a Storyline value no openai-msg row has a place for (or that its reader does not give "
     "back there), left out",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",

@@ -146,7 +146,7 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
     names = [config.name for config in builder.BUILDER_CONFIGS]
     assert names == ["auto", *pc.format_names()]
     formats = {"openai-msg", "openai-messages", "sharegpt", "agent-jsonl", "storyline", "atif", "harbor"}
-    harnesses = {"gemini-cli", "opencode", "copilot-cli", "cursor"}
+    harnesses = {"gemini-cli", "opencode", "copilot-cli", "cursor", "codex", "codex-rollout", "pi", "pi-session"}
     assert set(names) == {"auto", *formats, "chat", "openai-chat", "messages", *harnesses}
     assert builder.config.name == "auto"  # the default
     assert builder.config.on_bad_records == "error"

@@ -25,6 +25,7 @@ from . import (
     atif,
     chat,
     claude_code,
+    codex,
     copilot_cli,
     cursor,
     gemini_cli,
@@ -32,6 +33,7 @@ from . import (
     openai_msg,
     opencode,
     openhands,
+    pi,
     role_text,
     sharegpt,
     storyline_file,
@@ -165,6 +167,8 @@ _BUILTIN = (
     opencode,
     copilot_cli,
     cursor,
+    codex,
+    pi,
 )
 for _module in _BUILTIN:
     register(_module)

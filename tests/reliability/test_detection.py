@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
 DATA = ROOT / "tests" / "data"
 CAPTURE = SAMPLES / "openai_msg" / "gateway_capture.jsonl"
-WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif"]
+WRITERS = ["storyline", "openai-msg", "sharegpt", "chat", "atif", "codex", "pi"]
 # The format of each folder's files; exceptions by name below.
 FOLDERS = {
     "openai_msg": "openai-msg",
@@ -39,6 +39,8 @@ FOLDERS = {
     "copilot_cli": "copilot-cli",
     "cursor": "cursor",
     "claude_code": "claude-code",
+    "codex": "codex",
+    "pi": "pi",
 }
 
 

@@ -1,0 +1,415 @@
+"""One Codex rollout (its parsed lines) → one Storyline document (the table in docs/formats/codex.md).
+
+Responses items are read by the shared message model (``formats/messages``: ``responses.read`` and
+``TurnBuilder``); this module adds what is Codex's own: the rollout lines around the items, usage from
+``token_count``, rollbacks, compactions and the session. Every line is planned (``/meta/codex/lines``): the
+message model's export hint of its item, the turn it became, or kept whole as residual under ``/{i}`` (``i``:
+the line's index among the file's non-blank lines). What a mapped line holds beyond the table stays residual
+under its own pointer, so the writer gives every line back.
+
+>>> lines = [
+...     {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s1", "cli_version": "0.1"}},
+...     {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+...      "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+...     {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+...      "payload": {"type": "function_call", "name": "ls", "arguments": "{}", "call_id": "c1"}},
+...     {"timestamp": "2026-01-01T00:00:03Z", "type": "response_item",
+...      "payload": {"type": "function_call_output", "call_id": "c1", "output": "a.txt"}}]
+>>> story = read_rollout(lines, "r.jsonl")
+>>> [(t["src"], t["msg"]) for t in story["turns"]], story["turns"][1]["observation"]["results"]
+([('user', 'hi'), ('agent', '')], [{'content': 'a.txt', 'source_call_id': 'c1'}])
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...errors import FormatError, PchronicleError
+from ...jsonio import try_loads
+from ...linking import SOURCE_CALL_IDS
+from ...pointer import join
+from ...schema import is_time
+from ..messages import Call, Message, TurnBuilder, responses
+from ..messages.model import strip
+from ..residual import Residual, origin
+from .fields import (
+    AGENT_ID,
+    HINTS,
+    HOSTED_FN,
+    NAME,
+    PRE_WRAPPER_HEADER,
+    SESSION,
+    USAGE,
+    WRAPPER_TYPES,
+)
+
+__all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
+
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+
+
+def layout_of(first: Any) -> str | None:
+    """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, None when it is neither.
+
+    >>> layout_of({"timestamp": "t", "type": "session_meta", "payload": {}}), layout_of({"id": "x", "timestamp": "t",
+    ...     "instructions": None}), layout_of({"type": "message"})
+    ('wrapper', 'bare', None)
+    """
+    if not isinstance(first, dict):
+        return None
+    if first.get("type") in WRAPPER_TYPES and isinstance(first.get("payload"), dict):
+        return "wrapper"
+    if "type" not in first and {"id", "timestamp", "instructions"} <= set(first) <= PRE_WRAPPER_HEADER:
+        return "bare"
+    return None
+
+
+def parent_thread(meta: Any) -> str | None:
+    """The parent thread a ``session_meta`` payload names (``parent_thread_id``, or the subagent source's).
+
+    >>> parent_thread({"source": {"subagent": {"thread_spawn": {"parent_thread_id": "p"}}}})
+    'p'
+    """
+    if not isinstance(meta, dict):
+        return None
+    value = meta.get("parent_thread_id")
+    if not (isinstance(value, str) and value):
+        spawn = meta.get("source")
+        for key in ("subagent", "thread_spawn"):
+            spawn = spawn.get(key) if isinstance(spawn, dict) else None
+        value = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def exit_code(output: Any) -> int | None:
+    """The exit code an exec output reports: ``metadata.exit_code`` of JSON output, or the text's
+    ``Process exited with code N`` / ``Exit code: N``.
+
+    >>> exit_code('{"output": "x", "metadata": {"exit_code": 2}}'), exit_code("Process exited with code 0\\n")
+    (2, 0)
+    """
+    if not isinstance(output, str):
+        return None
+    if output.startswith("{"):
+        ok, value = try_loads(output)
+        meta = value.get("metadata") if ok and isinstance(value, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        return code if type(code) is int and -(2**63) <= code < 2**63 else None
+    m = _EXIT.search(output[:4096])
+    return int(m.group(1)) if m else None
+
+
+def _rolled_back(items: list[tuple[int, Any]]) -> tuple[set[int], int]:
+    """The line indexes a ``thread_rolled_back`` event drops, and how many user turns it dropped."""
+    has_tasks = any(_event(v) == "task_started" for _, v in items)
+    starts: list[int] = []
+    dropped: set[int] = set()
+    turns = 0
+    for i, value in items:
+        if i in dropped:
+            continue
+        event = _event(value)
+        if (has_tasks and event == "task_started") or (not has_tasks and _user_message(value)):
+            starts.append(i)
+        elif event == "thread_rolled_back":
+            n = value["payload"].get("num_turns")
+            n = n if type(n) is int and n > 0 else 0
+            if n and starts:
+                first = starts[-min(n, len(starts))]
+                turns += min(n, len(starts))
+                del starts[-min(n, len(starts)) :]
+                dropped.update(j for j, _ in items if first <= j < i)
+    return dropped, turns
+
+
+def _event(value: Any) -> str | None:
+    if isinstance(value, dict) and value.get("type") == "event_msg" and isinstance(value.get("payload"), dict):
+        event = value["payload"].get("type")
+        return event if isinstance(event, str) else None
+    return None
+
+
+def _user_message(value: Any) -> bool:
+    item = value.get("payload") if isinstance(value, dict) and value.get("type") == "response_item" else value
+    return isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user"
+
+
+def _hosted(item: dict, kind: str) -> Message:
+    """A hosted tool call the message model has no reader for (``tool_search_call``, ``image_generation_call``):
+    a call named ``HOSTED_FN[kind]`` whose arguments are its ``action``; the other keys (an image's base64
+    ``result`` too) are leftovers."""
+    m = Message(responses.SHAPE, "assistant", continues=True)
+    id_key = next((k for k in ("call_id", "id") if isinstance(item.get(k), str) and item[k]), None)
+    pointers = {"id": f"/{id_key}"} if id_key else {}
+    if "action" in item:
+        pointers["arguments"] = "/action"
+    m.add_call(
+        Call(HOSTED_FN[kind], item.get("action", {}), item.get(id_key) if id_key else None, HOSTED_FN[kind]), **pointers
+    )
+    for key, value in item.items():
+        if key not in ("type", "action", id_key):
+            m.leave(f"/{key}", value)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
+def _usage_metrics(usage: dict) -> dict[str, Any]:
+    metrics: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in usage.items():
+        if key in USAGE:
+            metrics[USAGE[key]] = value
+        else:
+            extra[key] = value
+    if extra:
+        metrics["extra"] = extra
+    return metrics
+
+
+class _Reader:
+    def __init__(self, document_id: str | None, layout: str) -> None:
+        self.document_id = document_id
+        self.layout = layout
+        self.kept = Residual(NAME, document_id)
+        self.builder = TurnBuilder()  # the shared message model's turns: Responses items → turns
+        self.turns: list[dict[str, Any]] = self.builder.turns
+        self.plan: list[list[Any]] = []
+        self.model: Any = None
+        self.effort: Any = None
+        self.agent_model: str | None = None
+        self.story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, document_id)}
+        self.agent: dict[str, Any] = {"id": AGENT_ID}
+        self.prev_total: Any = None
+        self.unattributed: dict[str, int] = {}
+        self.line: int | None = None
+
+    def error(self, pointer: str, reason: str) -> FormatError:
+        return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
+
+    # ------------------------------------------------------------------------------------------ lines
+
+    def keep_line(self, i: int, value: Any) -> None:
+        self.kept.keep(f"/{i}", value)
+        self.plan.append(["k"])
+
+    def keep_rest(self, base: str, obj: dict, used: tuple[str, ...]) -> None:
+        for key, value in obj.items():
+            if key not in used:
+                self.kept.keep(join(base, key), value)
+
+    def read(self, items: list[tuple[int, Any]]) -> dict[str, Any]:
+        dropped, dropped_turns = _rolled_back(items) if self.layout == "wrapper" else (set(), 0)
+        for i, (line, value) in enumerate(items):
+            self.line = line
+            if line in dropped:
+                self.keep_line(i, value)
+                continue
+            self.one(i, value)
+        return self.finish(len(dropped), dropped_turns)
+
+    def one(self, i: int, value: Any) -> None:
+        if self.layout == "bare":
+            if i == 0:
+                return self.header(i, value)
+            if not isinstance(value, dict) or "record_type" in value or not isinstance(value.get("type"), str):
+                return self.keep_line(i, value)
+            return self.item(i, value, f"/{i}", None, bare=True)
+        if not (isinstance(value, dict) and isinstance(value.get("payload"), dict)):
+            return self.keep_line(i, value)
+        kind, payload = value.get("type"), value["payload"]
+        if kind == "response_item":
+            ts = value.get("timestamp")
+            self.keep_rest(f"/{i}", value, ("type", "payload", "timestamp"))
+            return self.item(i, payload, f"/{i}/payload", (f"/{i}/timestamp", ts) if "timestamp" in value else None)
+        if kind == "session_meta" and "session" not in self.story:
+            return self.session_meta(i, value, payload)
+        if kind == "compacted":
+            self.keep_rest(f"/{i}", value, ("type", "payload", "timestamp"))
+            return self.compacted(
+                i, payload, (f"/{i}/timestamp", value.get("timestamp")) if "timestamp" in value else None
+            )
+        if kind == "turn_context":
+            self.model = payload.get("model") if isinstance(payload.get("model"), str) else None
+            self.effort = payload.get("effort")
+            if self.agent_model is None and self.model is not None:
+                self.agent_model = self.model
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            self.token_count(payload.get("info"))
+        self.keep_line(i, value)
+
+    def header(self, i: int, value: dict) -> None:
+        self.session_fields(f"/{i}", value)
+        self.plan.append(["h"])
+
+    def session_meta(self, i: int, value: dict, payload: dict) -> None:
+        self.keep_rest(f"/{i}", value, ("type", "payload"))
+        self.session_fields(f"/{i}/payload", payload)
+        parent = parent_thread(payload)
+        if parent is not None:
+            self.story["parent"] = {"psid": parent, "rel": "spawn"}
+        self.plan.append(["s"])
+
+    def session_fields(self, base: str, obj: dict) -> None:
+        """The session's keys by ``fields.SESSION`` (a value of another type stays residual, as every other key)."""
+        for key, value in obj.items():
+            entry = SESSION.get(key)
+            kind = entry[2] if entry else None
+            fits = (
+                (kind == "nestr" and isinstance(value, str) and value != "")
+                or (kind == "str" and isinstance(value, str))
+                or (kind == "time" and isinstance(value, str) and is_time(value))
+            )
+            if entry is not None and fits:
+                (self.story if entry[0] == "document" else self.agent)[entry[1]] = value
+            else:
+                self.kept.keep(join(base, key), value)
+
+    # ------------------------------------------------------------------------------------------ turns
+
+    def new_turn(self, src: str, msg: Any, ts: tuple[str, Any] | None) -> int:
+        """A turn of this reader's own (a compaction), after the ones the message model built."""
+        self.builder.interrupt()
+        turns = self.builder.turns
+        turn: dict[str, Any] = {"id": len(turns) + 1, "src": src, "msg": msg}
+        self.stamp(turn, ts)
+        turns.append(turn)
+        return len(turns) - 1
+
+    def stamp(self, turn: dict[str, Any], ts: tuple[str, Any] | None) -> bool:
+        """Give a turn its first line's timestamp (True), or keep it residual (False)."""
+        if ts is not None and isinstance(ts[1], str) and is_time(ts[1]):
+            turn["ts"] = ts[1]
+            return True
+        if ts is not None:
+            self.kept.keep(*ts)
+        return False
+
+    def item(self, i: int, item: dict, base: str, ts: tuple[str, Any] | None, bare: bool = False) -> None:
+        """A Responses item, read by the shared message model (``formats/messages``) and placed in turns."""
+        kind = item.get("type")
+        if kind == "compaction":
+            t = self.new_turn("system", "", ts)
+            self.turns[t].update(kind="context", extra={"compaction": "item"})
+            self.keep_rest(base, item, ("type",))
+            self.plan.append(["y", t])
+            return
+        if kind in HOSTED_FN:
+            m = _hosted(item, kind)
+        elif responses.is_item(item):
+            m = responses.read(item)
+        else:
+            if ts is not None:
+                self.kept.keep(*ts)
+            self.keep_rest(base, item, ())
+            self.plan.append(["i"])  # an item type the message model does not know: kept whole
+            return
+        turns = self.builder.turns
+        before = len(turns)
+        hint = self.builder.add(m, base, self.kept.keep, where=i)
+        t: int | None = None
+        if len(turns) > before:
+            t = len(turns) - 1
+            turn = turns[t]
+            if turn["src"] == "agent":
+                if self.model is not None:
+                    turn["model"] = self.model
+                if self.effort is not None:
+                    turn["effort"] = self.effort
+            if not self.stamp(turn, ts):
+                t = None
+        elif ts is not None:
+            self.kept.keep(*ts)
+        self.plan.append(["r", hint, t])
+
+    def compacted(self, i: int, payload: dict, ts: tuple[str, Any] | None) -> None:
+        message = payload.get("message")
+        t = self.new_turn("system", message if isinstance(message, str) else "", ts)
+        extra: dict[str, Any] = {"compaction": "compacted"}
+        used = ["message"] if isinstance(message, str) else []
+        if "replacement_history" in payload:
+            extra["replacement_history"] = payload["replacement_history"]
+            used.append("replacement_history")
+        self.turns[t].update(kind="context", extra=extra)
+        self.keep_rest(f"/{i}/payload", payload, tuple(used))
+        self.plan.append(["x", t, isinstance(message, str)])
+
+    def token_count(self, info: Any) -> None:
+        if not isinstance(info, dict):
+            return
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        if total is not None and total == self.prev_total:
+            return  # a repeat of the previous count
+        self.prev_total = total
+        self.builder.interrupt()  # the model response is over: the next items are another turn
+        if not isinstance(last, dict):
+            return
+        t = self.builder.last_agent
+        if t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn():
+            self.turns[t]["metrics"] = _usage_metrics(last)
+        else:
+            for key, value in last.items():
+                if type(value) is int:
+                    self.unattributed[key] = self.unattributed.get(key, 0) + value
+
+    def last_usage_turn(self) -> int:
+        for t in range(len(self.turns) - 1, -1, -1):
+            if "metrics" in self.turns[t]:
+                return t
+        return -1
+
+    def exit_codes(self) -> None:
+        """Each call's ``response`` derived from its output: the exit code an exec output reports (status
+        ``error`` when it is not 0: a failure in ``tool_stats``)."""
+        calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
+        for turn in self.turns:
+            for res in (turn.get("observation") or {}).get("results") or ():
+                call = calls.get(res.get("source_call_id"))
+                code = exit_code(res.get("content")) if call is not None else None
+                if code is not None:
+                    call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
+
+    # ------------------------------------------------------------------------------------------ finish
+
+    def finish(self, dropped_lines: int, dropped_turns: int) -> dict[str, Any]:
+        story = self.story
+        if "session" not in story:
+            if not self.document_id:
+                raise self.error("", "the rollout has no session_meta id and no file name to name its session")
+            story["session"] = self.document_id
+        if self.agent_model is not None:
+            self.agent["model"] = self.agent_model
+        story["agent"] = self.agent
+        self.exit_codes()
+        story["turns"] = self.turns
+        hints: dict[str, Any] = {"version": 1, "layout": self.layout, "lines": self.plan}
+        if dropped_lines:
+            hints["rolled_back"] = {"turns": dropped_turns, "lines": dropped_lines}
+        if self.unattributed:
+            hints["unattributed_usage"] = self.unattributed
+        meta: dict[str, Any] = {HINTS: hints}
+        if self.builder.source_ids:
+            meta[SOURCE_CALL_IDS] = self.builder.source_ids
+        story["meta"] = meta
+        if not self.turns:
+            raise self.error("", "the rollout holds no message, call or compaction: nothing to read as turns")
+        try:
+            return self.kept.finish(story)
+        except PchronicleError as exc:
+            raise self.error(exc.pointer or "", f"the rollout gives no valid Storyline: {exc.reason}") from None
+
+
+def read_rollout(lines: list[Any], document_id: str | None = None, numbers: list[int] | None = None) -> dict:
+    """The Storyline document of a rollout's parsed lines (``numbers``: their 1-based line numbers, for errors).
+    ``FormatError`` when the first line is neither layout's."""
+    layout = layout_of(lines[0]) if lines else None
+    if layout is None:
+        raise FormatError(
+            "not a Codex rollout: the first line is neither {timestamp, type, payload} nor the pre-wrapper "
+            "{id, timestamp, instructions} header",
+            pointer="/0",
+            document_id=document_id,
+            line=numbers[0] if numbers else None,
+        )
+    numbers = numbers or list(range(1, len(lines) + 1))
+    return _Reader(document_id, layout).read(list(zip(numbers, lines, strict=True)))

@@ -1,0 +1,201 @@
+"""Storyline documents → Codex rollout lines: a document read from Codex back as its file (the line plan in
+``/meta/codex`` and the residual), any other document as a wrapper rollout synthesized from its turns.
+
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+...          "turns": [{"id": 1, "src": "user", "msg": "hi"}]}
+>>> [line["type"] for line in rollout_lines(story)]
+['session_meta', 'response_item']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...linking import place_results
+from ...losses import report_loss
+from ...pointer import unescape
+from ..messages import write_message
+from ..residual import source_fields
+from .fields import HINTS, NAME, TEXT_PART
+
+__all__ = ["encode", "rollout_lines"]
+
+
+def _content(msg: Any, role: str) -> Any:
+    if isinstance(msg, str):
+        return [{"type": TEXT_PART.get(role, "input_text"), "text": msg}]
+    return msg
+
+
+def _parts(msg: Any, role: str, pointer: str) -> list[dict[str, Any]]:
+    """A document's ``msg`` as Responses content parts, for a rollout synthesized from another format: text
+    parts (any part with a string ``text``) as the role's text part, images as ``input_image``; anything else
+    is written as its JSON text (counted: ``text in codex``)."""
+    if isinstance(msg, str):
+        return _content(msg, role)
+    part_type = TEXT_PART.get(role, "input_text")
+    out: list[dict[str, Any]] = []
+    for k, part in enumerate(msg if isinstance(msg, list) else [msg]):
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            out.append({"type": part_type, "text": part["text"]})
+        elif isinstance(part, dict) and part.get("type") == "input_image":
+            out.append(part)
+        else:
+            report_loss("text in codex: /turns/*/msg", pointer=f"{pointer}/{k}" if isinstance(msg, list) else pointer)
+            out.append({"type": part_type, "text": part if isinstance(part, str) else orjson.dumps(part).decode()})
+    return out
+
+
+def _put(line: Any, tokens: list[str], value: Any) -> None:
+    node = line
+    for token in tokens[:-1]:
+        node = node[token] if isinstance(node, dict) else node[int(token)]
+    node[tokens[-1]] = value
+
+
+def _args_text(args: Any) -> Any:
+    return args if isinstance(args, str) or args is None else orjson.dumps(args).decode()
+
+
+def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
+    fields = (source_fields(story, NAME) or {}).get("fields") or {}
+    by_line: dict[int, list[tuple[list[str], Any]]] = {}
+    for pointer, value in fields.items():
+        tokens = [unescape(t) for t in pointer.split("/")[1:]]
+        by_line.setdefault(int(tokens[0]), []).append((tokens[1:], value))
+    turns = story["turns"]
+    agent = story["agent"]
+    wrapper = hints.get("layout") == "wrapper"
+    lines: list[Any] = []
+    for i, step in enumerate(hints["lines"]):
+        kept = by_line.get(i, [])
+        whole = [v for tokens, v in kept if not tokens]
+        if step[0] == "k":
+            lines.append(whole[0])
+            continue
+        first = step[0] in ("x", "y")
+        turn = turns[step[1]] if first else None
+        item: dict[str, Any] = {}
+        if step[0] in ("s", "h"):
+            item = {
+                k: v
+                for k, v in (
+                    ("id", story.get("session")),
+                    ("timestamp", story.get("started_at")),
+                    ("cli_version", agent.get("ver")),
+                    ("originator", agent.get("name")),
+                )
+                if v is not None
+            }
+        elif step[0] == "r":
+            item = write_message(story, step[1])
+            turn = turns[step[2]] if step[2] is not None else None
+            first = turn is not None
+        elif step[0] == "x":
+            item = {}
+            if step[2]:
+                item["message"] = turn["msg"]
+            if "replacement_history" in turn["extra"]:
+                item["replacement_history"] = turn["extra"]["replacement_history"]
+        elif step[0] == "y":
+            item = {"type": "compaction"}
+        if wrapper:
+            kind = {"s": "session_meta", "x": "compacted"}.get(step[0], "response_item")
+            line: Any = {"type": kind, "payload": item}
+            if first and turn is not None and "ts" in turn:
+                line["timestamp"] = turn["ts"]
+        else:
+            line = item  # pre-wrapper: the bare item (its lines carry no timestamp)
+        for tokens, value in kept:
+            if tokens:
+                _put(line, tokens, value)
+        lines.append(_ordered(line) if wrapper else line)
+    return lines
+
+
+def _ordered(line: Any) -> Any:
+    """A wrapper line's keys in the order Codex writes them (``timestamp``, ``type``, ``payload``, the rest), so a
+    rollout read and written back is the same bytes where the source is Codex's own serialisation."""
+    if not isinstance(line, dict):
+        return line
+    head = {k: line[k] for k in ("timestamp", "type", "payload") if k in line}
+    return {**head, **{k: v for k, v in line.items() if k not in head}}
+
+
+def _synthesized(story: dict[str, Any]) -> list[Any]:
+    """A wrapper rollout for a document of another format: its messages, reasoning, calls and results."""
+    meta = {"id": story["session"]}
+    if isinstance(story.get("started_at"), str):
+        meta["timestamp"] = story["started_at"]
+    if story["agent"].get("ver"):
+        meta["cli_version"] = story["agent"]["ver"]
+    lines: list[Any] = [{"type": "session_meta", "payload": meta}]
+    placed, loose = place_results(story)
+    for t, turn in enumerate(story["turns"]):
+        items: list[dict[str, Any]] = []
+        src = turn["src"]
+        if src == "agent":
+            if isinstance(turn.get("reason"), str) and turn["reason"]:
+                items.append({"type": "reasoning", "summary": [{"type": "summary_text", "text": turn["reason"]}]})
+            if turn["msg"] not in ("", None, []):
+                content = _parts(turn["msg"], "assistant", f"/turns/{t}/msg")
+                items.append({"type": "message", "role": "assistant", "content": content})
+            for call in turn.get("tool_calls") or []:
+                items.append(
+                    {
+                        "type": "function_call",
+                        "name": call["fn"],
+                        "arguments": _args_text(call["args"]),
+                        "call_id": call["tcid"],
+                    }
+                )
+        else:
+            role = src if src in ("user", "developer", "system") else "user"
+            if role != src:
+                report_loss("not in codex: /turns/*/src", pointer=f"/turns/{t}/src")
+            items.append({"type": "message", "role": role, "content": _parts(turn["msg"], role, f"/turns/{t}/msg")})
+        for cid, _name, content in placed.get(t, []):
+            output = content if isinstance(content, str) else orjson.dumps(content).decode()
+            items.append({"type": "function_call_output", "call_id": cid, "output": output})
+        for _k, content in loose.get(t, []):
+            text = content if isinstance(content, str) else orjson.dumps(content).decode()
+            items.append({"type": "message", "role": "user", "content": _content(text, "user")})
+        for key in ("metrics", "observation", "extra", "env", "prompt", "finished_at", "latency_ms", "ttft_ms"):
+            if key in turn and key != "observation":
+                report_loss(f"not in codex: /turns/*/{key}", pointer=f"/turns/{t}/{key}")
+        for item in items:
+            line: dict[str, Any] = {"type": "response_item", "payload": item}
+            if "ts" in turn:
+                line["timestamp"] = turn["ts"]
+            lines.append(line)
+    return lines
+
+
+def rollout_lines(story: dict[str, Any]) -> list[Any]:
+    """The rollout lines (parsed values) of one document."""
+    meta = story.get("meta")
+    hints = meta.get(HINTS) if isinstance(meta, dict) else None
+    own = (story.get("origin") or {}).get("format") == NAME
+    if own and isinstance(hints, dict) and hints.get("version") == 1 and isinstance(hints.get("lines"), list):
+        return _same_source(story, hints)
+    return _synthesized(story)
+
+
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
+    """The rollout text of the documents, one after the other (one file per document: ``--per-document``). The
+    reader splits a text at each ``session_meta`` of another session, so a document whose session repeats the
+    one before it is written with ``#{n}`` after its id (counted: ``session_renamed``)."""
+    out = []
+    previous: Any = None
+    for n, story in enumerate(stories):
+        lines = rollout_lines(story)
+        meta = lines[0].get("payload") if lines and isinstance(lines[0], dict) else None
+        if isinstance(meta, dict) and lines[0].get("type") == "session_meta" and "id" in meta:
+            if meta["id"] == previous:
+                meta["id"] = f"{meta['id']}#{n}"
+                report_loss("session_renamed", pointer="/session")
+            previous = meta["id"]
+        out.extend(orjson.dumps(line).decode() + "\n" for line in lines)
+    return "".join(out)

@@ -1,0 +1,135 @@
+"""Codex rollouts beyond the real files (tests/data/codex/*.written.jsonl, written from codex-rs's types):
+rollbacks applied, subagent links (alone and loaded together), the pre-wrapper layout, every hosted call type,
+failed exit codes as tool_stats failures, unknown lines kept, ``.jsonl.zst``, detection and the builder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import datasets
+import orjson
+import pytest
+import zstandard
+
+import pchronicle_datasets as pc
+from pchronicle_datasets import FormatError
+from pchronicle_datasets.formats import codex, detect
+from pchronicle_datasets.formats.residual import source_fields
+
+DATA = Path(__file__).parents[2] / "data" / "codex"
+CHILD = DATA / "rollback-subagent.written.jsonl"
+PARENT = DATA / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl"
+BARE = DATA / "pre-wrapper.written.jsonl"
+
+
+def _one(path: Path) -> dict:
+    (story,) = codex.decode(path.read_bytes(), path.name)
+    return story
+
+
+def _lines(path: Path) -> list:
+    return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+
+
+def test_a_rollback_drops_the_rolled_back_turn_and_keeps_its_lines():
+    story = _one(CHILD)
+    texts = [t["msg"] for t in story["turns"] if t["src"] == "user"]
+    assert texts == ["second try"]  # "first try" was rolled back
+    assert story["meta"]["codex"]["rolled_back"] == {"turns": 1, "lines": 6}
+    assert all(c["tcid"] != "ls_1" for t in story["turns"] for c in t.get("tool_calls") or ())
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/2"]["payload"]["content"][0]["text"] == "first try"  # kept whole, written back
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == _lines(CHILD)
+    # the usage of the rolled-back response is not a turn's
+    assert [t["metrics"] for t in story["turns"] if "metrics" in t] == [{"prompt_tokens": 200, "completion_tokens": 20}]
+
+
+def test_every_hosted_call_type_is_a_call_and_binary_results_stay_residual():
+    story = _one(CHILD)
+    calls = [c for t in story["turns"] for c in t.get("tool_calls") or ()]
+    assert [(c["fn"], c.get("kind")) for c in calls] == [
+        ("tool_search", "tool_search"),
+        ("image_generation", "image_generation"),
+    ]
+    assert source_fields(story, "codex")["fields"]["/12/payload/result"] == "iVBORw0KGgo="
+    (user,) = [t for t in story["turns"] if t["src"] == "user"]
+    assert user["extra"]["media"][0]["image_url"].startswith("data:image/png")  # the image by reference
+    (compaction,) = [t for t in story["turns"] if (t.get("extra") or {}).get("compaction") == "item"]
+    assert compaction["kind"] == "context"
+    assert source_fields(story, "codex")["fields"]["/16"]["type"] == "world_state"  # an unknown line, kept
+    late = [r for t in story["turns"] for r in (t.get("observation") or {}).get("results") or ()]
+    assert late == [{"content": "late", "source_call_id": "nobody"}]  # an output no call of the file answers
+
+
+def test_a_child_says_its_parent_alone_and_the_parent_lists_it_when_loaded_together(tmp_path):
+    child = _one(CHILD)
+    assert child["parent"] == {"psid": "019c8a59-e9dd-71f0-9ae3-4079fe9726a9", "rel": "spawn"}
+    parent = _one(PARENT)
+    assert "children" not in parent
+    assert codex.link([parent, child])[0]["children"] == ["child-0001"]
+    folder = tmp_path / "sessions" / "2026" / "03" / "01"
+    folder.mkdir(parents=True)
+    (folder / CHILD.name).write_bytes(CHILD.read_bytes())
+    (folder / (PARENT.name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(PARENT.read_bytes()))
+    for config in ("codex", "auto"):
+        ds = datasets.load_dataset(
+            "pchronicle", config, data_dir=str(tmp_path / "sessions"), split="train", cache_dir=str(tmp_path / config)
+        )
+        rows = {r["session"]: r for r in ds}
+        assert rows["019c8a59-e9dd-71f0-9ae3-4079fe9726a9"]["children"] == ["child-0001"]
+        assert rows["child-0001"]["parent"]["psid"] == "019c8a59-e9dd-71f0-9ae3-4079fe9726a9"
+        back = pc.row_to_story(rows["019c8a59-e9dd-71f0-9ae3-4079fe9726a9"])
+        assert [orjson.loads(x) for x in codex.encode([back]).splitlines()] == _lines(PARENT)
+
+
+def test_jsonl_zst_reads_like_the_plain_file():
+    data = PARENT.read_bytes()
+    packed = zstandard.ZstdCompressor().compress(data)
+    (plain,) = pc.into_storyline("codex", data, document_id="r.jsonl")
+    (zst,) = pc.into_storyline("codex", packed, document_id="r.jsonl")
+    assert zst == plain
+
+
+def test_the_pre_wrapper_layout():
+    story = _one(BARE)
+    assert story["session"] == "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
+    assert story["meta"]["codex"]["layout"] == "bare" and detect(BARE.read_bytes()) is codex
+    assert [t["src"] for t in story["turns"]] == ["user", "agent", "agent"]
+    (call,) = story["turns"][1]["tool_calls"]
+    assert (call["fn"], call["args"], call["response"]) == ("shell", {"command": ["ls"]}, {"exit_code": 0})
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == _lines(BARE)
+
+
+def test_a_failed_exit_code_counts_as_a_failure():
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c"}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c", "output": "Process exited with code 1\nno"}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    assert story["turns"][0]["tool_calls"][0]["response"] == {"exit_code": 1, "status": "error"}
+    assert pc.compute_tool_stats(story) == [{"tool": "exec_command", "count": 1, "success": 0, "failure": 1}]
+
+
+def test_refusals_name_the_line():
+    with pytest.raises(FormatError, match="nothing to read as turns"):
+        codex.decode(b'{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}\n{"timestamp":"t",'
+                     b'"type":"event_msg","payload":{"type":"task_started"}}\n', "f.jsonl")  # fmt: skip
+    records = list(codex.iter_records(b'{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}\nnot json\n'
+                                      b'{"timestamp":"t","type":"response_item","payload":{"type":"message",'
+                                      b'"role":"user","content":"hi"}}\n', "f.jsonl"))  # fmt: skip
+    assert [r.error.line for r in records if r.error] == [2]
+    assert [t["msg"] for r in records if r.story for t in r.story["turns"]] == ["hi"]
+
+
+def test_documents_of_other_formats_are_written_as_a_rollout():
+    story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
+        {"id": 1, "src": "developer", "msg": "be brief"}, {"id": 2, "src": "user", "msg": "ls?"},
+        {"id": 3, "src": "agent", "msg": "", "reason": "list", "tool_calls": [{"tcid": "c1", "fn": "ls", "args": {}}],
+         "observation": {"results": [{"source_call_id": "c1", "content": "a.txt"}]}}]}  # fmt: skip
+    text = pc.from_storyline("codex", [story])
+    (back,) = pc.into_storyline("codex", text, document_id="x.jsonl")
+    assert [(t["src"], t["msg"]) for t in back["turns"]] == [("developer", "be brief"), ("user", "ls?"), ("agent", "")]
+    assert back["turns"][2]["reason"] == "list" and back["turns"][2]["tool_calls"][0]["fn"] == "ls"
