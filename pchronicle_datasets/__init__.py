@@ -36,11 +36,14 @@ from .schema import (
 from .training import (
     MESSAGES_FEATURES,
     SHAREGPT_FEATURES,
+    SHAREGPT_TRAIN_FEATURES,
     decode_messages,
     encode_messages,
+    flags,
     from_messages,
     incomplete,
     to_messages,
+    to_prompt_completion,
     to_sharegpt,
 )
 
@@ -50,6 +53,7 @@ __all__ = [
     "MESSAGES_FEATURES",
     "SCHEMA_VERSION",
     "SHAREGPT_FEATURES",
+    "SHAREGPT_TRAIN_FEATURES",
     "STORYLINE_FEATURES",
     "BadRecordError",
     "FormatError",
@@ -65,6 +69,7 @@ __all__ = [
     "effective_env",
     "effective_prompt",
     "encode_messages",
+    "flags",
     "format_names",
     "from_messages",
     "from_storyline",
@@ -77,6 +82,7 @@ __all__ = [
     "rows_to_table",
     "story_to_row",
     "to_messages",
+    "to_prompt_completion",
     "to_sharegpt",
     "turn_kind",
     "validate",
