@@ -5,6 +5,7 @@ reference agent's ShareGPT) and, for the prompt-completion form, through TRL's o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,112 @@ def test_prompt_completion_refuses_all_when_tool_results_lie_between_trained_tur
     assert pc.to_prompt_completion(_doc(ANSWER), trainable="all")["completion"] == [
         {"role": "assistant", "content": "hello"}
     ]
+
+
+# --- TRL: its own tokenization and collator label exactly the completion ------------------------------------
+
+TEMPLATE = (  # the notebooks' template (notebooks/finetune_sharegpt.ipynb): tools, reasoning, calls, results
+    "{%- if tools %}<|system|>Tools: {{ tools | tojson }}<|end|>{{ '\\n' }}{% endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' %}<|assistant|>{% generation %}"
+    "{% if m.reasoning_content %}<think>{{ m.reasoning_content }}</think>{% endif %}{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}"
+    '<tool_call>{"name": {{ c.function.name | tojson }}, "arguments": '
+    "{{ c.function.arguments if c.function.arguments is string else c.function.arguments | tojson }}}</tool_call>"
+    "{% endfor %}<|end|>{% endgeneration %}{{ '\\n' }}"
+    "{%- elif m.role == 'tool' %}<|tool|>{{ m.name }}: {{ m.content }}<|end|>{{ '\\n' }}"
+    "{%- else %}<|{{ m.role }}|>{{ m.content }}<|end|>{{ '\\n' }}"
+    "{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def _tokenizer(texts):
+    """The notebooks' small tokenizer: a byte-level BPE trained here on the examples (nothing downloaded)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    transformers = pytest.importorskip("transformers")
+    special = ["<|pad|>", "<|end|>", "<|system|>", "<|user|>", "<|assistant|>", "<|tool|>"]
+    bpe = tokenizers.Tokenizer(tokenizers.models.BPE())
+    bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=600, special_tokens=special, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    )
+    bpe.train_from_iterator(texts, trainer)
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=bpe, eos_token="<|end|>", pad_token="<|pad|>", chat_template=TEMPLATE
+    )
+
+
+def _assistant_text(m):
+    """What the template writes for one trained assistant message after its ``<|assistant|>`` header."""
+    out = f"<think>{m['reasoning_content']}</think>" if m.get("reasoning_content") else ""
+    out += m["content"]
+    for c in m.get("tool_calls") or []:
+        args = c["function"]["arguments"]  # JSON text (see below)
+        out += f'<tool_call>{{"name": {json.dumps(c["function"]["name"])}, "arguments": {args}}}</tool_call>'
+    return out + "<|end|>\n"
+
+
+def _text_arguments(ex):
+    def message(m):
+        if not m.get("tool_calls"):
+            return m
+        calls = [
+            {**c, "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}}
+            for c in m["tool_calls"]
+        ]
+        return {**m, "tool_calls": calls}
+
+    return {**ex, "prompt": [message(m) for m in ex["prompt"]], "completion": [message(m) for m in ex["completion"]]}
+
+
+@pytest.mark.parametrize("trainable", ["last", "final_answer"])
+def test_trl_labels_exactly_the_trained_turns(trainable, tmp_path, monkeypatch):
+    trl = pytest.importorskip("trl")
+    transformers = pytest.importorskip("transformers")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    examples = [pc.to_prompt_completion(s, trainable=trainable) for _, s in STORIES]
+    # Arguments as JSON text, as in MESSAGES_FEATURES: Arrow merges the keys of argument objects otherwise.
+    examples = [_text_arguments(ex) for ex in examples if ex["completion"] and ex["prompt"]]  # TRL needs a prompt
+    assert len(examples) >= 5
+    tokenizer = _tokenizer([json.dumps(ex, ensure_ascii=False) for ex in examples])
+    config = transformers.LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=8192,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    args = trl.SFTConfig(
+        output_dir=str(tmp_path / "run"),
+        max_length=None,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        disable_tqdm=True,
+        save_strategy="no",
+    )
+    for ex in examples:
+        # One example per dataset: Arrow would merge the argument keys of different rows (training-stack notes).
+        dataset = Dataset.from_list([{**ex, "tools": json.dumps(ex["tools"])}])
+        trainer = trl.SFTTrainer(
+            model=transformers.LlamaForCausalLM(config), args=args, train_dataset=dataset, processing_class=tokenizer
+        )
+        row = trainer.train_dataset[0]
+        batch = trainer.data_collator([row])
+        labels = batch["labels"][0].tolist()
+        ids = batch["input_ids"][0].tolist()
+        # TRL tokenized our messages as they are (no Arrow filling, no change)...
+        full = tokenizer.apply_chat_template(ex["prompt"] + ex["completion"], tools=ex["tools"], tokenize=False)
+        assert tokenizer.decode(ids) == full
+        # ...and labels exactly the completion: the trained assistant message, nothing of the prompt or results.
+        labelled = tokenizer.decode([t for t, label in zip(ids, labels, strict=True) if label != -100])
+        assert labelled == "".join(_assistant_text(m) for m in ex["completion"])
+        first = next(i for i, label in enumerate(labels) if label != -100)
+        assert all(label != -100 for label in labels[first:])  # one run, to the end
