@@ -37,11 +37,14 @@ from .schema import (
 from .training import (
     MESSAGES_FEATURES,
     SHAREGPT_FEATURES,
+    SHAREGPT_TRAIN_FEATURES,
     decode_messages,
     encode_messages,
+    flags,
     from_messages,
     incomplete,
     to_messages,
+    to_prompt_completion,
     to_sharegpt,
 )
 
@@ -51,6 +54,7 @@ __all__ = [
     "MESSAGES_FEATURES",
     "SCHEMA_VERSION",
     "SHAREGPT_FEATURES",
+    "SHAREGPT_TRAIN_FEATURES",
     "STORYLINE_FEATURES",
     "BadRecordError",
     "FormatError",
@@ -69,6 +73,7 @@ __all__ = [
     "effective_env",
     "effective_prompt",
     "encode_messages",
+    "flags",
     "format_names",
     "from_messages",
     "from_storyline",
@@ -83,6 +88,7 @@ __all__ = [
     "rows_to_table",
     "story_to_row",
     "to_messages",
+    "to_prompt_completion",
     "to_sharegpt",
     "turn_kind",
     "validate",

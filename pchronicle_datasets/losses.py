@@ -69,6 +69,8 @@ KINDS = {
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
+    "completion_tail_dropped": "messages after the last trained one, which a prompt-completion example has no "
+    "place for (to_prompt_completion: they are not trained), left out",
     "root_fields_merged": "an envelope root field of a later source file (one root per output, for its first document)",
 }
 # A kind may name the field it is about after a colon (``not in chat: /turns/*/ts``): it is listed by its part

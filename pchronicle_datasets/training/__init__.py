@@ -1,6 +1,7 @@
 """Storyline rows → training examples: the map functions for ``ds.map`` and the schemas of their outputs.
 
-- ``maps``: ``to_sharegpt``, ``to_messages``, ``incomplete`` (the map functions);
+- ``maps``: ``to_sharegpt``, ``to_messages``, ``to_prompt_completion``, ``incomplete`` (the map functions);
+- ``policy``: which turns to train (``trainable=``) and ``flags`` (why a conversation may not belong);
 - ``from_messages``: a conversational dataset example → a Storyline row (``pc.from_messages``);
 - ``sharegpt_rows``: ``to_sharegpt``'s fast path, a plain row read straight from its columns;
 - ``output_features``: ``SHAREGPT_FEATURES``, ``MESSAGES_FEATURES`` and their JSON-text codec;
@@ -18,16 +19,28 @@ and chat writers write exactly what ``to_sharegpt`` and ``to_messages`` give, an
 """
 
 from .from_messages import from_messages
-from .maps import incomplete, to_messages, to_sharegpt
-from .output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages, encode_messages
+from .maps import incomplete, to_messages, to_prompt_completion, to_sharegpt
+from .output_features import (
+    MESSAGES_FEATURES,
+    SHAREGPT_FEATURES,
+    SHAREGPT_TRAIN_FEATURES,
+    decode_messages,
+    encode_messages,
+)
+from .policy import FLAGS, TRAINABLE, flags
 
 __all__ = [
+    "FLAGS",
     "MESSAGES_FEATURES",
     "SHAREGPT_FEATURES",
+    "SHAREGPT_TRAIN_FEATURES",
+    "TRAINABLE",
     "decode_messages",
     "encode_messages",
+    "flags",
     "from_messages",
     "incomplete",
     "to_messages",
+    "to_prompt_completion",
     "to_sharegpt",
 ]

@@ -17,21 +17,23 @@ Losses (what an output cannot hold) go to the loss report: ``pc.collect_losses()
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import FormatError
 from ..features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
 from ..formats import get_format
-from ..losses import LossReport, collected
+from ..losses import LossReport, collected, report_loss
 from ..render.messages import render_messages
 from ..render.sharegpt import conversation
 from ..schema import SCHEMA_VERSION, validate
 from .map_losses import note
 from .output_features import encode_messages
+from .policy import check_trainable, message_marks, sharegpt_marks
 from .sharegpt_rows import row_conversation
 
-__all__ = ["incomplete", "to_messages", "to_sharegpt"]
+__all__ = ["incomplete", "to_messages", "to_prompt_completion", "to_sharegpt"]
 
 # The ShareGPT format, through the registry (training/ never imports a format package): a document read from
 # it gives back its source conversations (``source_conversation``).
@@ -172,6 +174,8 @@ def to_sharegpt(
     empty_think: bool = True,
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    trainable: str = "all",
+    mask_tool_arguments: bool = False,
     strict: bool = False,
 ) -> dict[str, Any]:
     """``{"conversations": [{"from", "value"}, …]}`` for a Storyline document or dataset row.
@@ -184,6 +188,10 @@ def to_sharegpt(
     is counted in the loss report (``pc.collect_losses()``; under ``ds.map`` one summary per call is logged);
     ``strict=True`` raises ``FormatError`` at the first loss instead.
 
+    ``trainable="last"`` / ``"final_answer"`` or ``mask_tool_arguments=True`` (``training/policy.py``) give every
+    element a boolean ``train`` (true only on the ``gpt`` elements the policy trains; ``pc.SHAREGPT_TRAIN_FEATURES``);
+    the default ``"all"`` writes the elements as they are (every ``gpt`` element is trained).
+
     >>> from datasets import Dataset
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
@@ -192,7 +200,23 @@ def to_sharegpt(
     >>> out = ds.map(pc.to_sharegpt, remove_columns=ds.column_names, features=pc.SHAREGPT_FEATURES)
     >>> out[0]["conversations"][2]
     {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
+    >>> [c["train"] for c in pc.to_sharegpt(story, trainable="last")["conversations"]]
+    [False, False, True]
     """
+    check_trainable(trainable)
+    if trainable != "all" or mask_tool_arguments:
+        marked = functools.partial(sharegpt_marks, trainable=trainable, mask_tool_arguments=mask_tool_arguments)
+        plain_out = to_sharegpt(
+            example,
+            keep_system_prompt=keep_system_prompt,
+            empty_think=empty_think,
+            drop_copied=drop_copied,
+            keep_invalid_args=keep_invalid_args,
+            strict=strict,
+        )
+        if _is_batch(example):
+            return {"conversations": [_with_marks(conv, marked(conv)) for conv in plain_out["conversations"]]}
+        return {"conversations": _with_marks(plain_out["conversations"], marked(plain_out["conversations"]))}
     plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what sharegpt_rows renders
     if plain and not _is_batch(example):
         fast = _from_row(example, _sharegpt_from_row)  # first: this runs once per example of a corpus
@@ -215,6 +239,10 @@ def to_sharegpt(
     return _run("to_sharegpt", example, convert, strict, _sharegpt_from_row if plain else None)
 
 
+def _with_marks(items: list[dict[str, Any]], marks: list[bool]) -> list[dict[str, Any]]:
+    return [{**item, "train": mark} for item, mark in zip(items, marks, strict=True)]
+
+
 def _sharegpt_from_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
     conv = row_conversation(row)
     return None if conv is None else {"conversations": conv}
@@ -227,6 +255,8 @@ def to_messages(
     developer: str = "developer",
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    trainable: str = "all",
+    mask_tool_arguments: bool = False,
     strict: bool = False,
 ) -> dict[str, Any]:
     """``{"messages": [...], "tools": ...}`` in the conversational tool-calling shape of TRL and chat templates.
@@ -245,6 +275,12 @@ def to_messages(
     were not JSON) become ``{}``, a counted loss, unless ``keep_invalid_args=True``; ``strict=True`` raises
     ``FormatError`` at the first loss.
 
+    ``trainable="last"`` (the last assistant message) or ``"final_answer"`` (the last assistant message without a
+    tool call), and ``mask_tool_arguments=True`` (not the assistant messages whose only content is a call), give
+    every message a boolean ``train``: true only on the assistant messages the policy trains (axolotl's
+    ``message_field_training: train``). The default ``"all"`` asks for no policy: the object form has no ``train``
+    key, the string form a null one (every assistant message is trained, by the trainer's own role rule).
+
     >>> from datasets import Dataset
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": [
@@ -257,9 +293,13 @@ def to_messages(
     {'name': 'ls', 'arguments': '{"p":"."}'}
     >>> pc.to_messages(story, arguments="object")["messages"][1]
     {'role': 'tool', 'name': 'ls', 'tool_call_id': 'c1', 'content': 'a.txt'}
+    >>> [m["train"] for m in pc.to_messages(story, mask_tool_arguments=True)["messages"]]
+    [False, False]
     """
     if arguments not in ("object", "string"):
         raise ValueError(f'arguments is "object" or "string", got {arguments!r}')
+    check_trainable(trainable)
+    policy = trainable != "all" or mask_tool_arguments
 
     def convert(story: dict[str, Any]) -> dict[str, Any]:
         out = render_messages(
@@ -269,9 +309,68 @@ def to_messages(
             arguments=arguments,
             developer=developer,
         )
+        if policy:
+            marks = message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments)
+            for msg, mark in zip(out["messages"], marks, strict=True):
+                msg["train"] = mark
         return encode_messages(out) if arguments == "string" else out
 
     return _run("to_messages", example, convert, strict)
+
+
+def to_prompt_completion(
+    example: Mapping[str, Any],
+    *,
+    trainable: str = "last",
+    mask_tool_arguments: bool = False,
+    developer: str = "developer",
+    drop_copied: bool = False,
+    keep_invalid_args: bool = False,
+    strict: bool = False,
+) -> dict[str, Any]:
+    """TRL's conversational prompt-completion form, ``{"prompt": [...], "completion": [...], "tools": [...]}``:
+    the completion is the messages the policy trains (``to_messages(trainable=…)``), the prompt everything before
+    them, so TRL's default completion-only loss trains exactly the policy's turns. Messages are in the object
+    form (arguments as mappings; what chat templates take), ``tools`` a list.
+
+    TRL trains the whole completion, so it must be one run of trained messages: with ``trainable="all"`` on a
+    conversation whose assistant messages have tool results or user messages between them, ``FormatError``
+    says so (use ``to_messages`` with ``assistant_only_loss``, or ``"last"``/``"final_answer"``). Messages after
+    the last trained one are not trained and left out (counted: ``completion_tail_dropped``); a conversation
+    with no trained message has an empty completion (``pc.flags`` flags it ``incomplete``).
+
+    >>> import pchronicle_datasets as pc
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
+    ...     {"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}]}
+    >>> pc.to_prompt_completion(story)
+    {'prompt': [{'role': 'user', 'content': 'hi'}], 'completion': [{'role': 'assistant', 'content': 'hello'}], \
+'tools': []}
+    """
+    check_trainable(trainable)
+
+    def convert(story: dict[str, Any]) -> dict[str, Any]:
+        out = render_messages(
+            story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer=developer
+        )
+        messages = out["messages"]
+        marks = message_marks(messages, trainable, mask_tool_arguments=mask_tool_arguments)
+        trained = [i for i, mark in enumerate(marks) if mark]
+        if not trained:
+            return {"prompt": messages, "completion": [], "tools": out["tools"]}
+        first, last = trained[0], trained[-1]
+        between = [i for i in range(first, last + 1) if not marks[i]]
+        if between:
+            raise FormatError(
+                f"trainable={trainable!r}: message {between[0]} ({messages[between[0]]['role']}) lies between trained"
+                " messages, and TRL trains the whole completion; use to_messages with assistant_only_loss, or"
+                ' trainable="last" / "final_answer"',
+                pointer=f"/messages/{between[0]}",
+            )
+        if last + 1 < len(messages):
+            report_loss("completion_tail_dropped", pointer=f"/messages/{last + 1}", count=len(messages) - last - 1)
+        return {"prompt": messages[:first], "completion": messages[first : last + 1], "tools": out["tools"]}
+
+    return _run("to_prompt_completion", example, convert, strict)
 
 
 def incomplete(example: Mapping[str, Any]) -> str | None:

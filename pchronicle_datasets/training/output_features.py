@@ -6,8 +6,8 @@ raises "The features can't be aligned"; a corpus without tools gets ``List(Value
 fixed here, and the values of any JSON type are **JSON text** (orjson):
 
 - ``SHAREGPT_FEATURES``: ``conversations: list<struct<from, value>>``, exactly what ``to_sharegpt`` returns;
-- ``MESSAGES_FEATURES``: ``messages: list<struct<role, content, reasoning_content, name, tool_call_id,
-  tool_calls: list<struct<id, type, function: struct<name, arguments>>>>>`` and ``tools: string``, where
+- ``MESSAGES_FEATURES``: ``messages: list<struct<role, content, reasoning_content, name, tool_call_id, train
+  (bool), tool_calls: list<struct<id, type, function: struct<name, arguments>>>>>`` and ``tools: string``, where
   ``arguments`` is the JSON text of the arguments object and ``tools`` the JSON text of the list of OpenAI
   function schemas (TRL reads ``tools`` given as a JSON string). Every key is in every message (null where the
   message has none). This is what ``to_messages`` returns by default (``arguments="string"``).
@@ -41,19 +41,34 @@ from datasets import Features, List, Value
 
 from ..jsonio import dumps_text, try_loads
 
-__all__ = ["MESSAGES_FEATURES", "MESSAGE_KEYS", "SHAREGPT_FEATURES", "decode_messages", "encode_messages"]
+__all__ = [
+    "MESSAGES_FEATURES",
+    "MESSAGE_KEYS",
+    "SHAREGPT_FEATURES",
+    "SHAREGPT_TRAIN_FEATURES",
+    "decode_messages",
+    "encode_messages",
+]
 
 SHAREGPT_FEATURES = Features({"conversations": List({"from": Value("string"), "value": Value("string")})})
 """What ``to_sharegpt`` returns, as ``datasets.Features``."""
 
-#: The keys of a message other than ``tool_calls``, in ``MESSAGES_FEATURES`` order.
-MESSAGE_KEYS = ("role", "content", "reasoning_content", "name", "tool_call_id")
+SHAREGPT_TRAIN_FEATURES = Features(
+    {"conversations": List({"from": Value("string"), "value": Value("string"), "train": Value("bool")})}
+)
+"""What ``to_sharegpt(trainable=…)`` returns when a policy narrows training (every element has ``train``)."""
+
+#: The keys of a message other than ``tool_calls``, in ``MESSAGES_FEATURES`` order: strings, and ``train``
+#: (``to_messages(trainable=…)``: whether the policy trains the message; null when no policy was asked for).
+MESSAGE_KEYS = ("role", "content", "reasoning_content", "name", "tool_call_id", "train")
+_TEXT_KEYS = MESSAGE_KEYS[:-1]
 
 MESSAGES_FEATURES = Features(
     {
         "messages": List(
             {
-                **{key: Value("string") for key in MESSAGE_KEYS},
+                **{key: Value("string") for key in _TEXT_KEYS},
+                "train": Value("bool"),
                 "tool_calls": List(
                     {
                         "id": Value("string"),

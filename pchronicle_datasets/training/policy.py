@@ -1,0 +1,189 @@
+"""Which turns to train (``trainable=``) and why a conversation may not belong in a training set (``flags``).
+
+``trainable``: ``"all"`` (every assistant message, today's output), ``"last"`` (the last assistant message: LLaMA-
+Factory's ``mask_history``, NeMo's ``train_on_last_turn_only``), ``"final_answer"`` (the last assistant message
+without a tool call; none when the conversation has none). ``mask_tool_arguments=True`` also leaves out the
+assistant messages whose only content is a call. The marks are computed on the rendered output, so
+``to_messages`` and ``to_sharegpt`` agree message for message (one assistant message / ``gpt`` element per agent
+turn).
+
+>>> train_marks([("user", False, False), ("assistant", True, True), ("tool", False, False),
+...              ("assistant", False, False)], "final_answer")
+[False, False, False, True]
+>>> train_marks([("user", False, False), ("assistant", True, True), ("assistant", False, False)], "all",
+...             mask_tool_arguments=True)
+[False, False, True]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..features import is_row, row_to_story
+from ..linking import place_results
+from ..markup_tags import EMPTY_THINK, THINK, TOOL_CALL
+
+__all__ = ["FLAGS", "TRAINABLE", "check_trainable", "flags", "message_marks", "sharegpt_marks", "train_marks"]
+
+TRAINABLE = ("all", "last", "final_answer")
+
+#: Every flag ``flags`` can give, in the order it gives them.
+FLAGS = ("incomplete", "failed", "api_error", "injected", "compaction", "subagent", "tool_call_unanswered")
+
+# ``/task/result/status`` values that say the task failed (lower-cased).
+_FAILED_STATUS = frozenset({"failed", "failure", "fail", "error", "errored", "timeout", "timed_out", "cancelled"})
+# ``extra.<format>.context`` values of the context turns harness readers write (Claude Code: isMeta lines, hook
+# output and reminders → "meta"; isCompactSummary → "compact_summary").
+_INJECTED = frozenset({"meta"})
+_COMPACTION = frozenset({"compact_summary"})
+_CALL_BLOCK = re.compile(re.escape(TOOL_CALL[0]) + r".*?" + re.escape(TOOL_CALL[1]) + r"\n?", re.S)
+
+
+def check_trainable(trainable: str) -> None:
+    if trainable not in TRAINABLE:
+        raise ValueError(f'trainable is "all", "last" or "final_answer", got {trainable!r}')
+
+
+def train_marks(
+    kinds: list[tuple[str, bool, bool]], trainable: str, *, mask_tool_arguments: bool = False
+) -> list[bool]:
+    """One mark per message: trained or not. ``kinds``: ``(role, has_call, call_only)`` per message, the role
+    ``"assistant"`` for the model's messages."""
+    check_trainable(trainable)
+    agent = [i for i, (role, _, _) in enumerate(kinds) if role == "assistant"]
+    if trainable == "last":
+        agent = agent[-1:]
+    elif trainable == "final_answer":
+        agent = [i for i in agent if not kinds[i][1]][-1:]
+    if mask_tool_arguments:
+        agent = [i for i in agent if not kinds[i][2]]
+    chosen = set(agent)
+    return [i in chosen for i in range(len(kinds))]
+
+
+def message_marks(messages: list[Mapping[str, Any]], trainable: str, *, mask_tool_arguments: bool = False):
+    """``train_marks`` of ``to_messages``' messages: a call-only message has calls, no text, no reasoning."""
+    kinds = []
+    for m in messages:
+        calls = bool(m.get("tool_calls"))
+        only = calls and not (m.get("content") or "").strip() and not (m.get("reasoning_content") or "").strip()
+        kinds.append((m.get("role"), calls, only))
+    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments)
+
+
+def sharegpt_marks(conversations: list[Mapping[str, Any]], trainable: str, *, mask_tool_arguments: bool = False):
+    """``train_marks`` of ``to_sharegpt``'s elements: a ``gpt`` value with a ``<tool_call>`` block has a call; it
+    is call-only when nothing but the blocks and an empty ``<think>`` is left."""
+    kinds = []
+    for c in conversations:
+        value = c.get("value") or ""
+        calls = c.get("from") == "gpt" and TOOL_CALL[0] in value
+        rest = _CALL_BLOCK.sub("", value) if calls else value
+        if rest.startswith(EMPTY_THINK):
+            rest = rest[len(EMPTY_THINK) :]
+        only = calls and not rest.strip() and THINK[0] not in rest
+        kinds.append(("assistant" if c.get("from") == "gpt" else c.get("from"), calls, only))
+    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments)
+
+
+def _context(turn: Mapping[str, Any]) -> str | None:
+    """``extra.<format>.context`` of a context turn (``copied: true``), or None."""
+    if not turn.get("copied"):
+        return None
+    extra = turn.get("extra")
+    for value in extra.values() if isinstance(extra, Mapping) else ():
+        if isinstance(value, Mapping) and isinstance(value.get("context"), str):
+            return value["context"]
+    return None
+
+
+def _api_error(story: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
+    extra = turn.get("extra")
+    for value in extra.values() if isinstance(extra, Mapping) else ():
+        if isinstance(value, Mapping) and (value.get("api_error") or value.get("isApiErrorMessage")):
+            return True
+    return turn.get("kind") == "api_error"
+
+
+def _failed(story: Mapping[str, Any]) -> bool:
+    task = story.get("task")
+    result = task.get("result") if isinstance(task, Mapping) else None
+    if not isinstance(result, Mapping):
+        return False
+    status = result.get("status")
+    return (
+        result.get("correct") is False
+        or (isinstance(status, str) and status.strip().lower() in _FAILED_STATUS)
+        or result.get("error") not in (None, "", {}, [])
+    )
+
+
+def _meta_api_errors(story: Mapping[str, Any]) -> bool:
+    """A harness that keeps its API-error records as residual counts them in ``/meta/<format>/counts``
+    (Claude Code: ``system/api_error``)."""
+    meta = story.get("meta")
+    for value in meta.values() if isinstance(meta, Mapping) else ():
+        counts = value.get("counts") if isinstance(value, Mapping) else None
+        if isinstance(counts, Mapping) and any(str(k).endswith("api_error") and v for k, v in counts.items()):
+            return True
+    return False
+
+
+def flags(example: Mapping[str, Any]) -> list[str]:
+    """Why a conversation may not belong in a training set (``FLAGS`` order; empty: none), for a Storyline
+    document or a row of ``STORYLINE_FEATURES``: ``ds.filter(lambda ex: not pc.flags(ex))``. The rule of each
+    flag, and the formats that produce it: ``docs/training.md`` ("Flags").
+
+    >>> import pchronicle_datasets as pc
+    >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+    ...          "task": {"result": {"correct": False}}, "turns": [
+    ...     {"id": 1, "src": "user", "msg": "ls"},
+    ...     {"id": 2, "src": "agent", "msg": "", "tool_calls": [{"tcid": "c1", "fn": "ls", "args": {}}]}]}
+    >>> pc.flags(story)
+    ['failed', 'tool_call_unanswered']
+    >>> pc.flags(pc.story_to_row({**story, "task": {"result": {"correct": True}}, "turns": story["turns"][:1]}))
+    ['incomplete']
+    """
+    story = row_to_story(example) if is_row(example) else example
+    turns = [t for t in story.get("turns") or [] if isinstance(t, Mapping)]
+    out = []
+    roles = []
+    for turn in turns:
+        roles.append(turn.get("src"))
+        obs = turn.get("observation")
+        if (isinstance(obs, Mapping) and obs.get("results")) or any(
+            isinstance(c, Mapping) and "result" in c for c in turn.get("tool_calls") or []
+        ):
+            roles.append("result")
+    if "agent" not in roles or roles[-1] == "result":
+        out.append("incomplete")
+    if _failed(story):
+        out.append("failed")
+    if _meta_api_errors(story) or any(_api_error(story, t) for t in turns):
+        out.append("api_error")
+    contexts = {_context(t) for t in turns}
+    if contexts & _INJECTED:
+        out.append("injected")
+    parent = story.get("parent")
+    rel = parent.get("rel") if isinstance(parent, Mapping) else None
+    if contexts & _COMPACTION or rel == "compaction":
+        out.append("compaction")
+    if isinstance(parent, Mapping) and rel != "compaction":
+        out.append("subagent")
+    if _unanswered(story, turns):
+        out.append("tool_call_unanswered")
+    return out
+
+
+def _unanswered(story: Mapping[str, Any], turns: list[Mapping[str, Any]]) -> bool:
+    calls = {c["tcid"] for t in turns for c in t.get("tool_calls") or [] if isinstance(c, Mapping) and "tcid" in c}
+    if not calls:
+        return False
+    try:
+        placed, _ = place_results({"turns": turns})
+    except (KeyError, TypeError, AttributeError):  # a malformed document: validate() names the problem
+        return False
+    answered = {cid for results in placed.values() for cid, _, _ in results}
+    return not calls <= answered
