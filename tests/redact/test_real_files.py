@@ -29,6 +29,25 @@ EXPECTED = {
     "atif/harbor_golden_openhands_hello-world.no_function_calling.trajectory.json": {"email": 2},
     "sharegpt/llamafactory_glaive_toolcall_en_demo.json": {"email": 21, "password-assignment": 8},
     "sharegpt/llamafactory_reason_tool_use_demo_50.jsonl": {"email": 10},
+    # The files other branches added (issues #21, #22): opaque reasoning payloads (signatures, encrypted
+    # content: stripped by design) and the real home folders of real session logs.
+    "chat/anthropic_blocks.expected.json": {"opaque-reasoning": 1},
+    "chat/anthropic_blocks.input.jsonl": {"opaque-reasoning": 2},
+    "chat/gemini_contents.input.jsonl": {"opaque-reasoning": 1},
+    "chat/responses_items.expected.json": {"opaque-reasoning": 1},
+    "chat/responses_items.input.jsonl": {"opaque-reasoning": 1},
+    "chat/shapes/anthropic_vercel-ai_issue-13430-thinking-tool-call.json": {"opaque-reasoning": 1},
+    "chat/shapes/gemini_vercel-ai_google-tool-call-gemini3.json": {"opaque-reasoning": 1},
+    "chat/shapes/responses_vercel-ai_openai-reasoning-encrypted-content.1.json": {"opaque-reasoning": 1},
+    "claude_code/entire_2.0.76/488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl": {"user-path": 35, "opaque-reasoning": 6},
+    "claude_code/entire_2.1.1_task/c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl": {"user-path": 8, "opaque-reasoning": 2},
+    "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
+    "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
+    "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},
+    "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1},
+    "pi/large-session.excerpt.jsonl": {"user-path": 1},
+    "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
+    "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": {"user-path": 1},
 }
 
 
