@@ -28,6 +28,8 @@ def test_every_option_is_off_by_default():
         "drop_copied": False,
         "keep_invalid_args": False,
         "strict": False,
+        "trainable": "all",
+        "mask_tool_arguments": False,
     }
     for name in EXAMPLES:
         story = replay(load(f"{name}.input.json"))
