@@ -705,11 +705,18 @@ def _reference_tool_stats(story: dict) -> list[dict]:
     for turn in story["turns"]:
         for call in turn.get("tool_calls", []):
             stats.setdefault(call["fn"], {"count": 0, "success": 0, "failure": 0})["count"] += 1
-    for results in results_by_turn(story).values():
-        for _, fn, content in results:
+    calls = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls", [])}
+    for turn in results_by_turn(story).values():
+        for sid, fn, content in turn:
             if fn in stats and fn != "unknown":
-                # A result without "content" is "" as in the reference (msg.get("content", "")).
-                stats[fn]["success" if _reference_success(content) else "failure"] += 1
+                # A result without "content" is "" as in the reference (msg.get("content", "")); a call the harness
+                # marked failed (response status error/failed, a non-zero exit code) fails whatever its text.
+                response = (calls.get(sid) or {}).get("response")
+                code = response.get("exit_code") if isinstance(response, dict) else None
+                marked = isinstance(response, dict) and (
+                    response.get("status") in ("error", "failed") or (type(code) is int and code != 0)
+                )
+                stats[fn]["success" if _reference_success(content) and not marked else "failure"] += 1
     return [{"tool": tool, **counts} for tool, counts in sorted(stats.items())]
 
 
