@@ -58,13 +58,16 @@ class Held:
     @staticmethod
     def _print(key: tuple) -> tuple:
         # What two copies share exactly (same_copy compares arguments as JSON): role, tool_call_id, call ids.
-        calls = tuple(c[0] if isinstance(c, tuple) else None for c in key[2])
-        return key[0], key[3], calls, key[1] if type(key[1]) is str else None
+        # Only strings are bucketed by value: a wrong-typed field (a list role, an object id) is refused later
+        # with its pointer, and must not stop the reader here as an unhashable key.
+        calls = tuple(_str_or_none(c[0]) if isinstance(c, tuple) else None for c in key[2])
+        return _str_or_none(key[0]), _str_or_none(key[3]), calls, _str_or_none(key[1])
 
     def add(self, msgs: list[dict], keys: list[tuple]) -> None:
         """One row's messages (and its ``response``, last, when that was the output), with their keys."""
         for msg, key in zip(msgs, keys, strict=True):
-            if msg.get("role") in ECHO_ROLES:
+            role = msg.get("role")
+            if type(role) is str and role in ECHO_ROLES:
                 projected = {k: msg[k] for k in COMPARED if k in msg}
                 self._by_print.setdefault(self._print(key), []).append((self.count, key, projected))
             self.count += 1
@@ -77,6 +80,10 @@ class Held:
             if same_copy(key, held_key) and projected.keys() <= msg.keys():
                 return index, projected
         return None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if type(value) is str else None
 
 
 def same_json(a: Any, b: Any) -> bool:

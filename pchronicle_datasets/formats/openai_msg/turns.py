@@ -143,6 +143,7 @@ class RowTurns:
             role = msgs[m].get("role")
             if (
                 m in selected
+                or type(role) is not str
                 or role not in ECHO_ROLES
                 or (role == "tool" and not nonempty_str(msgs[m].get("tool_call_id")))
             ):
