@@ -370,7 +370,8 @@ def _output(args: argparse.Namespace) -> AtomicOutput:
 def _document_suffix(fmt: Any) -> str:
     """The name ending of ``--per-document`` files: the format's own (``DOCUMENT_SUFFIX``: a Gemini CLI session is
     ``{session}.jsonl``), else RFC-0001's ``{session}.storyline.json``."""
-    return getattr(fmt, "DOCUMENT_SUFFIX", DOCUMENT_FILE_SUFFIX)
+    own = capability(fmt, "document_suffix")
+    return own.DOCUMENT_SUFFIX if own is not None else DOCUMENT_FILE_SUFFIX
 
 
 def cmd_convert(args: argparse.Namespace) -> int:

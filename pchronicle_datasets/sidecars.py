@@ -23,11 +23,11 @@ FOLDER_EXTENSIONS = (".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz")
 
 def sidecar_names(name: str) -> list[str]:
     """The sidecars that may inform the file ``name``, one per format that has them."""
-    from .formats import formats
+    from .formats import capability, formats
 
     out = []
     for module in formats():
-        if getattr(module, "SIDECAR", False):
+        if capability(module, "sidecars") is not None:
             found = module.sidecar_of(name)
             if found is not None and found not in out:
                 out.append(found)

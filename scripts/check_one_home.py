@@ -50,6 +50,10 @@ CONTRACT_MEMBERS = {
     "group_of",
     "build_group",
     "byte_range",
+    "KEYS",
+    "SIDECAR",
+    "sidecar_of",
+    "DOCUMENT_SUFFIX",
 }
 TAG_SPELLINGS = ("<think>", "</think>", "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>")
 TAG_SPELLINGS += ("REASONING_SCRATCHPAD>",)

@@ -112,8 +112,10 @@ def _check_capabilities(module: Any) -> None:
             if member == "KEYS":
                 if not (isinstance(value, (tuple, list, frozenset)) and all(isinstance(k, str) for k in value)):
                     raise TypeError(f"a format's KEYS is the keys its records are known by (strings), got {value!r}")
-            elif member.isupper() and member != "HINTS" and not isinstance(value, bool):
+            elif member.isupper() and member not in ("HINTS", "DOCUMENT_SUFFIX") and not isinstance(value, bool):
                 raise TypeError(f"a format's {member} is True or False, got {value!r}")
+            if member == "DOCUMENT_SUFFIX" and not (isinstance(value, str) and value.startswith(".")):
+                raise TypeError(f"a format's DOCUMENT_SUFFIX is a file name ending such as '.jsonl', got {value!r}")
             if member == "HINTS" and not (isinstance(value, str) and value):
                 raise TypeError(f"a format's HINTS is the /meta key of its export hints (a string), got {value!r}")
             if member.islower() and not callable(value):
@@ -123,8 +125,9 @@ def _check_capabilities(module: Any) -> None:
 def capability(fmt: Format | str, name: str) -> Any:
     """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
     ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
-    ``"hints"``, ``"regrouping"``), typed as that capability's protocol; else None. The one place that looks
-    for a format's optional members: ``register`` has checked that a format declaring one has all of it.
+    ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``), typed as that capability's
+    protocol; else None. The one place that looks for a format's optional members: ``register`` has checked that
+    a format declaring one has all of it.
 
     >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
     ('openai-msg', None)
@@ -463,7 +466,7 @@ def _diagnosed(
     head = _head(src) if named else b""  # peeked before the reader starts: the stream is read once
     pretty: bool | None = None
     first = True
-    more = {"sidecar": sidecar} if sidecar is not None and getattr(module, "SIDECAR", False) else {}
+    more = {"sidecar": sidecar} if sidecar is not None and capability(module, "sidecars") is not None else {}
     for rec in module.iter_records(src, document_id, **more):
         err = rec.error
         if err is not None and isinstance(err, PchronicleError):

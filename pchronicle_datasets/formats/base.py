@@ -22,6 +22,7 @@ __all__ = [
     "CAPABILITIES",
     "UNPARSED",
     "BatchedWriter",
+    "DocumentSuffix",
     "FolderWriter",
     "Format",
     "Hinted",
@@ -29,6 +30,7 @@ __all__ = [
     "LineReader",
     "Record",
     "Regrouping",
+    "Sidecars",
     "Source",
     "Splittable",
     "as_bytes",
@@ -170,6 +172,25 @@ class Keyed(Protocol):
     KEYS: tuple[str, ...]
 
 
+@runtime_checkable
+class Sidecars(Protocol):
+    """Small files beside a trajectory file inform its reader (``pchronicle_datasets/sidecars.py``):
+    ``sidecar_of(name)`` is the sidecar's name for the file ``name`` (or None), and ``iter_records`` takes
+    ``sidecar=`` (its bytes)."""
+
+    SIDECAR: Literal[True]
+
+    def sidecar_of(self, name: str) -> str | None: ...
+
+
+@runtime_checkable
+class DocumentSuffix(Protocol):
+    """``convert --per-document`` names each file ``{session}<DOCUMENT_SUFFIX>`` (a Gemini CLI session is
+    ``{session}.jsonl``) instead of RFC-0001's ``{session}.storyline.json``."""
+
+    DOCUMENT_SUFFIX: str
+
+
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).
 CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
@@ -179,6 +200,8 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "hints": (Hinted, ("HINTS",)),
     "regrouping": (Regrouping, ("group_of", "build_group")),
     "keys": (Keyed, ("KEYS",)),
+    "sidecars": (Sidecars, ("SIDECAR", "sidecar_of")),
+    "document_suffix": (DocumentSuffix, ("DOCUMENT_SUFFIX",)),
 }
 
 
