@@ -56,6 +56,9 @@ OPAQUE_RULE = "opaque-reasoning"
 OPAQUE_KEYS = frozenset(
     ("encrypted_content", "thoughtSignature", "thought_signature", "thinkingSignature", "redacted_thinking")
 )
+# Pi (pi-ai) writes, for OpenAI-compatible chat providers (DeepSeek, …), the *name of the field* the reasoning came
+# in as ``thinkingSignature`` (e.g. ``"reasoning_content"``): a field name, not an opaque payload; kept.
+_REASONING_FIELD_NAMES = frozenset(("reasoning_content", "reasoning", "reasoning_text"))
 # Objects whose ``signature`` is the thinking block's, whatever its length (fixtures write short ones).
 _THINKING_TYPES = frozenset(("thinking", "signature_delta"))
 # ``signature`` is opaque only as a payload (base64, no spaces): a tool's "signature" argument is code.
@@ -102,7 +105,7 @@ ROW_IDENTIFIER_KEYS = frozenset(
 
 def _opaque(key: str, value: Any, parent: Mapping[str, Any]) -> bool:
     if key in OPAQUE_KEYS:
-        return value not in (None, "", [], {})
+        return value not in (None, "", [], {}) and not (key == "thinkingSignature" and value in _REASONING_FIELD_NAMES)
     if key == "signature":
         if parent.get("type") in _THINKING_TYPES or "thinking" in parent:
             return value not in (None, "")
@@ -119,7 +122,7 @@ def _residual_opaque(pointer_key: str, value: Any) -> bool:
     last = unescape(pointer_key.rsplit("/", 1)[-1])
     if last == "signature":
         return not isinstance(value, str) or bool(_OPAQUE_BLOB.fullmatch(value))
-    return last in OPAQUE_KEYS
+    return last in OPAQUE_KEYS and not (last == "thinkingSignature" and value in _REASONING_FIELD_NAMES)
 
 
 class _Walk:

@@ -161,6 +161,35 @@ def test_opaque_payloads_can_be_kept():
     assert out["turns"][2]["extra"]["thoughtSignature"] == BLOB
 
 
+def test_a_pi_thinking_signature_that_names_the_reasoning_field_is_kept():
+    """pi-ai writes, for OpenAI-compatible chat providers, the name of the field the reasoning came in as
+    ``thinkingSignature`` (the real DeepSeek session of tests/data/pi/deepseek-v4-tree-fragment.excerpt.jsonl):
+    not an opaque payload. A real signature beside it is still stripped."""
+    story = {
+        "schema_version": "storyline/v1",
+        "session": "s",
+        "agent": {"id": "pi"},
+        "turns": [{"id": 1, "src": "agent", "msg": "ok"}],
+        "unknown_fields": {
+            "sources": {
+                "pi": {
+                    "source_document_id": "x",
+                    "fields": {
+                        "/1/message/content/0/thinkingSignature": "reasoning_content",
+                        "/2/message/content/0/thinkingSignature": "Ep0ICkYIChgCKkB0GUMpLujiM15vDxpe",
+                    },
+                }
+            }
+        },
+        "extra": {"content": [{"type": "thinking", "thinking": "x", "thinkingSignature": "reasoning_content"}]},
+    }
+    out = pc.redact(story, key="k")
+    fields = out["unknown_fields"]["sources"]["pi"]["fields"]
+    assert fields["/1/message/content/0/thinkingSignature"] == "reasoning_content"
+    assert fields["/2/message/content/0/thinkingSignature"] == OPAQUE_PLACEHOLDER
+    assert out["extra"]["content"][0]["thinkingSignature"] == "reasoning_content"
+
+
 def test_user_names_in_ids_are_replaced_consistently():
     story = {
         "schema_version": "storyline/v1",

@@ -41,6 +41,10 @@ EXPECTED = {
     "chat/shapes/responses_vercel-ai_openai-reasoning-encrypted-content.1.json": {"opaque-reasoning": 1},
     "claude_code/entire_2.0.76/488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl": {"user-path": 35, "opaque-reasoning": 6},
     "claude_code/entire_2.1.1_task/c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl": {"user-path": 8, "opaque-reasoning": 2},
+    "claude_code/entire_2.1.36_compact/53ea1606-cf60-417b-928a-068324ecc7b3.excerpt.jsonl": {
+        "user-path": 29,
+        "opaque-reasoning": 2,
+    },
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},

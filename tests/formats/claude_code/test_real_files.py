@@ -18,6 +18,7 @@ FILES = sorted(DATA.rglob("*.jsonl"))
 REWIND = DATA / "daaain_dag_compact_after_rewind.jsonl"
 TASK = DATA / "entire_2.1.1_task" / "c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl"
 SHOWCASE = DATA / "showcase" / "55550000-0000-4000-8000-000000000001.jsonl"
+COMPACT = DATA / "entire_2.1.36_compact" / "53ea1606-cf60-417b-928a-068324ecc7b3.excerpt.jsonl"
 CHILD = DATA / "showcase" / "55550000-0000-4000-8000-000000000001" / "subagents" / "agent-showcol1.jsonl"
 
 
@@ -42,7 +43,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 5
+    assert len(FILES) == 6
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
@@ -129,6 +130,28 @@ def test_the_compaction_summary_is_a_context_turn_not_a_user_turn_of_the_trainin
     messages = pc.to_messages(pc.story_to_row(doc), drop_copied=True)["messages"]
     assert not any(m["content"].startswith("This session is being continued") for m in messages)
     assert [m["content"] for m in messages if m["role"] == "user"][-1] == "After compaction"
+
+
+def test_a_real_auto_compaction_of_2_1_36():
+    """A real session's compaction (entireio/cli's checkpoints, Claude Code 2.1.36, an excerpt from the middle of
+    the session): the boundary stays residual whole, the summary is a copied context turn out of the training text,
+    and a first line whose parent the excerpt does not hold abandons nothing."""
+    src = lines(COMPACT)
+    (boundary,) = [i for i, line in enumerate(src) if line.get("subtype") == "compact_boundary"]
+    (summary_line,) = [i for i, line in enumerate(src) if line.get("isCompactSummary")]
+    assert src[summary_line]["parentUuid"] == src[boundary]["uuid"] and src[boundary]["parentUuid"] is None
+    doc = story(COMPACT)
+    assert "abandoned" not in doc["meta"]["claude-code"]
+    kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"][f"/{boundary}"]
+    assert kept["compactMetadata"] == {"trigger": "auto", "preTokens": 174247}
+    assert kept["logicalParentUuid"] == src[boundary - 1]["uuid"]
+    (summary,) = [t for t in doc["turns"] if t.get("copied")]
+    assert summary["msg"] == src[summary_line]["message"]["content"]
+    assert summary["kind"] == "context" and summary["extra"]["claude_code"] == {"context": "compact_summary"}
+    messages = pc.to_messages(pc.story_to_row(doc), drop_copied=True)["messages"]
+    assert not any(str(m["content"]).startswith("This session is being continued") for m in messages)
+    progress = [line for line in src if line["type"] == "progress"]
+    assert len(progress) == 6 and doc["meta"]["claude-code"]["counts"]["progress"] == 6
 
 
 def test_the_rewind_is_applied_and_the_abandoned_branch_kept():

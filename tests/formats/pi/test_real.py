@@ -37,13 +37,14 @@ def _lines(path: Path) -> list[dict]:
 
 
 def _chain(lines: list[dict]) -> list[dict]:
-    """The entries the conversation holds: all of a v1 file; the chain to the last entry of a tree."""
-    entries = lines[1:]
+    """The entries the conversation holds: all of a v1 file; the chain to the last entry of a tree (up to the root,
+    or to the first entry whose parent the file does not hold: a fragment cut from a longer session)."""
+    entries = lines[1:] if lines[0].get("type") == "session" else lines
     if not any("id" in e for e in entries):
         return entries
     by_id = {e["id"]: e for e in entries}
     keep, at = set(), entries[-1]["id"]
-    while at is not None:
+    while at in by_id:
         keep.add(at)
         at = by_id[at].get("parentId")
     return [e for e in entries if e["id"] in keep]
@@ -140,3 +141,17 @@ def test_what_datasets_and_teich_lose_on_the_same_files(tmp_path):
                 assert entry["summary"][:60] not in text  # dropped by teich; a context turn here
             if entry.get("message", {}).get("role") == "bashExecution":
                 assert entry["message"]["output"][:30] not in text
+
+
+def test_a_real_tree_fragment_without_its_header():
+    """A real v3 session cut from the middle (its fixture's own cut: no header, the first entry's parent absent):
+    read as a tree, every entry on the chain, the failed call a failure, usage per message."""
+    path = DATA / "deepseek-v4-tree-fragment.excerpt.jsonl"
+    lines, story = _lines(path), _story(path)
+    assert lines[0]["type"] == "message" and lines[0]["parentId"] not in {e["id"] for e in lines}
+    assert story["meta"]["pi"]["tree"] and "abandoned" not in story["meta"]["pi"]
+    assert story["session"] == path.name  # no header: the document is named by its path
+    assert [t["src"] for t in story["turns"]] == ["user", "agent", "agent", "user", "agent", "agent", "agent"]
+    stats = pc.compute_tool_stats(story)
+    assert [(s["tool"], s["count"], s["success"], s["failure"]) for s in stats] == [("satellite_remote_exec", 4, 3, 1)]
+    assert all(t["model"] == "deepseek-v4-flash" for t in story["turns"] if t["src"] == "agent")
