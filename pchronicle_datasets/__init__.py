@@ -35,6 +35,8 @@ from .schema import (
     validate,
 )
 from .training import (
+    LLAMAFACTORY_FEATURES,
+    LLAMAFACTORY_TRAIN_FEATURES,
     MESSAGES_FEATURES,
     SHAREGPT_FEATURES,
     SHAREGPT_TRAIN_FEATURES,
@@ -51,6 +53,8 @@ from .training import (
 register()  # load_dataset("pchronicle", …) finds the builder once the package is imported
 
 __all__ = [
+    "LLAMAFACTORY_FEATURES",
+    "LLAMAFACTORY_TRAIN_FEATURES",
     "MESSAGES_FEATURES",
     "SCHEMA_VERSION",
     "SHAREGPT_FEATURES",

@@ -42,6 +42,7 @@ from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
 from .sidecars import folder_files, pair, read_sidecar
+from .training.policy import FLAGS, TRAINABLE, flags
 
 EPILOG = """examples:
   pchronicle-datasets validate run.storyline.json captures/*.jsonl.gz
@@ -49,6 +50,8 @@ EPILOG = """examples:
   pchronicle-datasets convert captures/*.jsonl --from openai-msg --to sharegpt -o out/train
       (writes out/train/trajectory_samples.jsonl and out/train/failed_trajectories.jsonl)
   pchronicle-datasets convert run.storyline.json --to parquet -o out/run.parquet
+  pchronicle-datasets convert runs/*.json --to prompt-completion --trainable last --drop-flagged incomplete,failed \
+      -o out/train.jsonl
   pchronicle-datasets convert captures/*.jsonl --to storyline --per-document -o out/sessions
   pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\
       --quarantine out/bad.jsonl
@@ -57,6 +60,11 @@ EPILOG = """examples:
   pchronicle-datasets convert 'captures/*.jsonl' --to parquet -o out/rows --engine spark --master local[2]
 """
 TABLE_OUTPUTS = ("parquet", "dataset")
+#: ``convert``'s training outputs beside the formats: one JSON Lines file of ``to_messages`` (the dataset form,
+#: ``pc.MESSAGES_FEATURES``) or ``to_prompt_completion`` outputs, one example per document.
+TRAINING_OUTPUTS = ("messages", "prompt-completion")
+#: The targets ``--trainable`` and ``--mask-tool-arguments`` apply to (the ShareGPT writer marks its elements).
+POLICY_TARGETS = ("sharegpt", *TRAINING_OUTPUTS)
 BATCH = 256  # documents encoded and written at a time by convert
 PUSH_CONVERSIONS = ("rows", "sharegpt", "messages", "traces", "rows+traces")
 
@@ -280,6 +288,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     totals = collections.Counter()
     shapes: collections.Counter = collections.Counter()  # messages per provider shape (the reader's hints)
     notes: collections.Counter = collections.Counter()
+    flagged: collections.Counter = collections.Counter({flag: 0 for flag in FLAGS})  # pc.flags, per flag
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
         if rec.error is not None:
             totals["bad"] += 1
@@ -292,6 +301,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         if isinstance(hints, dict) and isinstance(hints.get("shapes"), dict):
             shapes.update(hints["shapes"])
         totals["documents"] += 1
+        flagged.update(flags(story))
         totals["turns"] += len(story["turns"])
         totals["tool calls"] += sum(len(t.get("tool_calls") or ()) for t in story["turns"])
         totals["with reasoning"] += any(
@@ -311,6 +321,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         "residual_tools": totals["residual tools"],
         "message_shapes": dict(sorted(shapes.items())),
         "notes": dict(notes),
+        "flags": dict(flagged),  # documents per pc.flags flag (convert --drop-flagged leaves them out)
         "tools": {name: dict(c) for name, c in sorted(tools.items(), key=lambda kv: -kv[1]["count"])},
     }
     # A call no result answers (a cut session, Pi's calls before a compaction): counted, never balanced away.
@@ -326,6 +337,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"turns: {totals['turns']} ({totals['turns'] / docs:.1f} per document)   tool calls: {totals['tool calls']} "
         f"({totals['tool calls'] / docs:.1f} per document)   with reasoning: {totals['with reasoning']}"
     )
+    print("documents flagged (pc.flags): " + ", ".join(f"{k} {v}" for k, v in report["flags"].items()))
     if shapes:
         print("messages per provider shape: " + ", ".join(f"{k} {v}" for k, v in report["message_shapes"].items()))
     if totals["residual tools"]:  # e.g. gateway rows whose tools differ from the session's /agent/tools
@@ -353,7 +365,7 @@ def _output(args: argparse.Namespace) -> AtomicOutput:
     out = Path(args.output)
     if args.target == "dataset":
         return AtomicOutput(out, folder=True, replaceable=lambda n: bool(_DATASET_FILE.fullmatch(n)))
-    if args.target == "parquet":
+    if args.target == "parquet" or _examples_target(args):
         return AtomicOutput(out)
     fmt = get_format(args.target)  # an unknown target fails before reading anything
     if args.per_document:
@@ -380,18 +392,86 @@ def cmd_convert(args: argparse.Namespace) -> int:
             get_format(args.target)  # an unknown target fails before anything starts
         if args.redact:
             raise _fail("--redact runs with the local engine only (drop --engine spark)")
+        if _examples_target(args) or args.trainable or args.mask_tool_arguments or args.drop_flagged:
+            raise _fail(
+                "--to messages/prompt-completion, --dialect, --trainable, --mask-tool-arguments and --drop-flagged "
+                "run with the local engine only (drop --engine spark)"
+            )
         from .spark.cli import convert as spark_convert
 
         return spark_convert(args)
+    policy = _policy(args)  # options that do not fit the target are refused before anything is read
+    drop = _DropFlagged(args.drop_flagged)
     redactor = redaction.redactor_from_args(args)
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
         stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine), redactor)
-        message = _write(args, stories, tmp, Path(args.output))
+        message = _write(args, drop.filter(stories), tmp, Path(args.output), policy)
     print(message, file=sys.stderr)
+    drop.print()
     redaction.print_report(redactor)
     _print_losses(losses)
     return 0
+
+
+def _flag_list(text: str) -> tuple[str, ...]:
+    """``--drop-flagged``'s comma-separated flag names, each one of ``pc.flags``' (``FLAGS``).
+
+    >>> _flag_list("incomplete, failed")
+    ('incomplete', 'failed')
+    """
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in FLAGS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown flag(s) {', '.join(unknown) or repr(text)}; the flags pc.flags gives are: {', '.join(FLAGS)}"
+        )
+    return names
+
+
+class _DropFlagged:
+    """``convert --drop-flagged``: documents whose ``pc.flags`` include a named flag are left out, and counted per
+    flag (a document with two of the named flags counts under each), so the run says what it left out."""
+
+    def __init__(self, names: Sequence[str] | None) -> None:
+        self.names = tuple(names or ())
+        self.dropped = 0
+        self.per_flag: collections.Counter = collections.Counter()
+
+    def filter(self, stories: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        if not self.names:
+            yield from stories
+            return
+        for story in stories:
+            hit = [f for f in flags(story) if f in self.names]
+            if hit:
+                self.dropped += 1
+                self.per_flag.update(hit)
+            else:
+                yield story
+
+    def print(self) -> None:
+        if self.names:
+            each = ", ".join(f"{n} {self.per_flag[n]}" for n in self.names)
+            print(f"dropped {self.dropped} flagged document(s) (--drop-flagged): {each}", file=sys.stderr)
+
+
+def _policy(args: argparse.Namespace) -> dict[str, Any]:
+    """The training policy options of ``convert`` (``trainable``, ``mask_tool_arguments``) for the map function
+    of its target; only the targets that can mark trained turns take them."""
+    policy: dict[str, Any] = {}
+    if args.trainable is not None:
+        policy["trainable"] = args.trainable
+    if args.mask_tool_arguments:
+        policy["mask_tool_arguments"] = True
+    if args.dialect != "reference" and args.target != "sharegpt":
+        raise _fail(f"--dialect {args.dialect} is a ShareGPT dialect: use it with --to sharegpt")
+    if policy and args.target not in POLICY_TARGETS:
+        raise _fail(
+            f"--trainable and --mask-tool-arguments mark the trained turns of a training output: use --to "
+            f"{', '.join(POLICY_TARGETS)} (got --to {args.target})"
+        )
+    return policy
 
 
 def _print_losses(losses: LossReport) -> None:
@@ -403,13 +483,24 @@ def _print_losses(losses: LossReport) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
-def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, out: Path) -> str:
+def _write(
+    args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, out: Path, policy: dict[str, Any]
+) -> str:
     """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder) as they come, a batch at a time
     (a writer that needs every document at once — ``ENCODE_IN_BATCHES`` false — gets the list); the message
-    names ``out``."""
+    names ``out``. ``policy``: ``--trainable`` / ``--mask-tool-arguments``, for a training output."""
     if args.target in TABLE_OUTPUTS:
         return f"wrote {_write_table(args.target, stories, tmp)} document(s) to {out}"
+    if _examples_target(args):
+        return f"wrote {_write_examples(args, stories, tmp, policy)} example(s) to {out}"
     fmt = get_format(args.target)
+    options = {}
+    if policy:  # the ShareGPT writer's elements get train marks (policy.sharegpt_marks, as to_sharegpt gives them)
+        from .training.policy import sharegpt_marks
+
+        trainable = policy.get("trainable", "all")
+        mask = policy.get("mask_tool_arguments", False)
+        options["train_marks"] = lambda conv: sharegpt_marks(conv, trainable, mask_tool_arguments=mask)
     count = 0
     if args.per_document:
         # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes. The names
@@ -427,7 +518,7 @@ def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Pat
         # The format's own layout (ShareGPT: the seed's completed and failed trajectories), in the folder OUT.
         lines: dict[str, int] = {}
         for batch in _batches(stories) if batched else [list(stories)]:
-            for name, text in folder.encode_folder(batch).items():
+            for name, text in folder.encode_folder(batch, **options).items():
                 _write_text(safe_path(tmp, name), text, append=name in lines)
                 lines[name] = lines.get(name, 0) + text.count("\n")
         if not lines:  # no document: the folder still gets the format's (empty) files
@@ -436,7 +527,7 @@ def _write(args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Pat
                 lines[name] = text.count("\n")
         return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
     for batch in _batches(stories) if batched else [list(stories)]:
-        _write_text(tmp, fmt.encode(batch), append=count > 0)
+        _write_text(tmp, fmt.encode(batch, **options), append=count > 0)
         count += len(batch)
     if not count:
         _write_text(tmp, fmt.encode([]), append=False)
@@ -449,6 +540,30 @@ def _write_text(path: Path, text: str, *, append: bool) -> None:
         return
     with path.open("a", encoding="utf-8") as f:
         f.write(text)
+
+
+def _examples_target(args: argparse.Namespace) -> bool:
+    """Whether ``convert`` writes one file of map-function outputs (``TRAINING_OUTPUTS``, or LLaMA-Factory's
+    ShareGPT: one dataset file, where the seed's ShareGPT is its two-file folder)."""
+    return args.target in TRAINING_OUTPUTS or (args.target == "sharegpt" and args.dialect == "llamafactory")
+
+
+def _write_examples(
+    args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, policy: dict[str, Any]
+) -> int:
+    """``to_messages`` (its dataset form), ``to_prompt_completion`` or ``to_sharegpt(dialect="llamafactory")``
+    outputs, one JSON line per document."""
+    from .training import to_messages, to_prompt_completion, to_sharegpt
+
+    if args.target == "sharegpt":
+        policy = {**policy, "dialect": "llamafactory"}
+    fn = {"messages": to_messages, "prompt-completion": to_prompt_completion, "sharegpt": to_sharegpt}[args.target]
+    count = 0
+    with tmp.open("w", encoding="utf-8") as f:
+        for story in stories:
+            f.write(json.dumps(fn(story, **policy), ensure_ascii=False) + "\n")
+            count += 1
+    return count
 
 
 def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> int:
@@ -600,8 +715,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--to",
         dest="target",
         required=True,
-        choices=[*format_names(), *TABLE_OUTPUTS],
-        help="a format; parquet (one file); dataset (a datasets directory, save_to_disk)",
+        choices=[*format_names(), *TABLE_OUTPUTS, *TRAINING_OUTPUTS],
+        help="a format; parquet (one file); dataset (a datasets directory, save_to_disk); messages or "
+        "prompt-completion (one JSON Lines file of pc.to_messages or pc.to_prompt_completion examples)",
+    )
+    c.add_argument(
+        "--dialect",
+        choices=("reference", "llamafactory"),
+        default="reference",
+        help="with --to sharegpt: the seed's ShareGPT folder (reference, default), or LLaMA-Factory's strict "
+        "alternation as one JSON Lines file of conversations/system/tools records (llamafactory; every repair "
+        "is counted in the loss report as alternation_repaired)",
+    )
+    c.add_argument(
+        "--trainable",
+        choices=TRAINABLE,
+        help="with --to sharegpt, messages or prompt-completion: which assistant turns train (every element or "
+        "message gets a boolean train; prompt-completion puts them in the completion, default last)",
+    )
+    c.add_argument(
+        "--mask-tool-arguments",
+        action="store_true",
+        help="with --trainable's targets: also leave out of training the assistant turns whose only content is a call",
+    )
+    c.add_argument(
+        "--drop-flagged",
+        type=_flag_list,
+        metavar="FLAG[,FLAG…]",
+        help=f"leave out documents pc.flags flags with any of these ({', '.join(FLAGS)}); the count dropped per "
+        "flag is printed",
     )
     c.add_argument("-o", "--output", required=True, metavar="OUT")
     c.add_argument(

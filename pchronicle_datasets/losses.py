@@ -71,6 +71,10 @@ KINDS = {
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
     "completion_tail_dropped": "messages after the last trained one, which a prompt-completion example has no "
     "place for (to_prompt_completion: they are not trained), left out",
+    "alternation_repaired": 'a change to_sharegpt(dialect="llamafactory") made so LLaMA-Factory\'s strict '
+    "alternation (human/observation, then gpt/function_call) reads the conversation instead of skipping it: "
+    "messages merged, a later system message or a result as human, an empty human first, or user messages and "
+    'results after the last assistant message left out (docs/training.md, "LLaMA-Factory")',
     "root_fields_merged": "an envelope root field of a later source file (one root per output, for its first document)",
 }
 # A kind may name the field it is about after a colon (``not in chat: /turns/*/ts``): it is listed by its part

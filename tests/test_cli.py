@@ -205,3 +205,100 @@ def test_convert_sharegpt_golden_records_to_sharegpt_writes_them_back(tmp_path, 
     [line] = (out / "trajectory_samples.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(line) == json.loads(record.read_text(encoding="utf-8"))  # completed: true
     assert (out / "failed_trajectories.jsonl").read_text(encoding="utf-8") == ""
+
+
+# --- issue 25: training outputs, policies and flags through the CLI, on the shipped real files -------------------
+
+ATIF_GOLDENS = sorted((ROOT / "tests" / "data" / "atif").glob("harbor_golden_*.trajectory.json"))
+CLAUDE = ROOT / "tests" / "data" / "claude_code" / "entire_2.0.76" / "488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl"
+
+
+def _docs(*paths):
+    return [s for p in paths for s in pc.into_storyline("auto", p.read_bytes(), document_id=str(p))]
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_inspect_counts_each_flag(capsys):
+    inputs = [*ATIF_GOLDENS, CAPTURE, CLAUDE]
+    want = {flag: sum(flag in pc.flags(s) for s in _docs(*inputs)) for flag in pc.training.FLAGS}
+    assert want["incomplete"] and want["tool_call_unanswered"]  # the real files have flagged runs
+    assert main(["inspect", "--json", *map(str, inputs)]) == 0
+    assert json.loads(capsys.readouterr().out)["flags"] == want
+    assert main(["inspect", *map(str, inputs)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("documents flagged"))
+    assert line == "documents flagged (pc.flags): " + ", ".join(f"{k} {v}" for k, v in want.items())
+
+
+@pytest.mark.parametrize("trainable", ["all", "last", "final_answer"])
+def test_convert_to_messages_and_prompt_completion_with_a_policy(tmp_path, trainable):
+    inputs = [*ATIF_GOLDENS, CAPTURE]
+    docs = _docs(*inputs)
+    out = tmp_path / "messages.jsonl"
+    args = ["convert", *map(str, inputs), "--to", "messages", "--trainable", trainable, "--mask-tool-arguments"]
+    assert main([*args, "-o", str(out)]) == 0
+    assert _lines(out) == [pc.to_messages(s, trainable=trainable, mask_tool_arguments=True) for s in docs]
+    if trainable == "all":  # TRL trains the whole completion: "all" with results between trained turns is refused
+        return
+    out = tmp_path / "pc.jsonl"
+    assert (
+        main(["convert", *map(str, inputs), "--to", "prompt-completion", "--trainable", trainable, "-o", str(out)]) == 0
+    )
+    assert _lines(out) == [json.loads(json.dumps(pc.to_prompt_completion(s, trainable=trainable))) for s in docs]
+
+
+def test_convert_prompt_completion_all_names_what_to_do(tmp_path, capsys):
+    out = tmp_path / "pc.jsonl"
+    assert main(["convert", str(CLAUDE), "--to", "prompt-completion", "--trainable", "all", "-o", str(out)]) == 1
+    assert "assistant_only_loss" in capsys.readouterr().err and not out.exists()
+
+
+def test_convert_sharegpt_marks_the_trained_elements(tmp_path):
+    out = tmp_path / "sg"
+    assert main(["convert", *map(str, ATIF_GOLDENS), "--to", "sharegpt", "--trainable", "last", "-o", str(out)]) == 0
+    written = _lines(out / "trajectory_samples.jsonl") + _lines(out / "failed_trajectories.jsonl")
+    want = [pc.to_sharegpt(s, trainable="last")["conversations"] for s in _docs(*ATIF_GOLDENS)]
+    assert sorted(map(json.dumps, (r["conversations"] for r in written))) == sorted(map(json.dumps, want))
+
+
+def test_convert_drops_flagged_documents_and_counts_them_per_flag(tmp_path, capsys):
+    inputs = [*ATIF_GOLDENS, CAPTURE, CLAUDE]
+    docs = _docs(*inputs)
+    kept = [s for s in docs if not {"incomplete", "failed"} & set(pc.flags(s))]
+    assert 0 < len(kept) < len(docs)
+    out = tmp_path / "kept.jsonl"
+    drop = ["--drop-flagged", "incomplete,failed"]
+    assert main(["convert", *map(str, inputs), "--to", "storyline", *drop, "-o", str(out)]) == 0
+    assert pc.into_storyline("storyline", out.read_bytes(), document_id="kept") == kept
+    err = capsys.readouterr().err
+    per = {f: sum(f in pc.flags(s) for s in docs) for f in ("incomplete", "failed")}
+    assert (
+        f"dropped {len(docs) - len(kept)} flagged document(s) (--drop-flagged): incomplete {per['incomplete']}, "
+        f"failed {per['failed']}"
+    ) in err
+
+
+def test_convert_refuses_unknown_flags_and_misplaced_policies(tmp_path, capsys):
+    out = str(tmp_path / "x")
+    with pytest.raises(SystemExit) as exc:
+        main(["convert", str(CAPTURE), "--to", "storyline", "--drop-flagged", "incomplete,broken", "-o", out])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown flag(s) broken" in err and ", ".join(pc.training.FLAGS) in err
+    with pytest.raises(SystemExit, match="--to sharegpt, messages, prompt-completion"):
+        main(["convert", str(CAPTURE), "--to", "storyline", "--trainable", "last", "-o", out])
+
+
+def test_convert_to_llamafactorys_sharegpt_counts_its_repairs(tmp_path, capsys):
+    inputs = [*ATIF_GOLDENS, CAPTURE, CLAUDE]
+    out = tmp_path / "lf.jsonl"
+    args = ["convert", *map(str, inputs), "--to", "sharegpt", "--dialect", "llamafactory", "--trainable", "last"]
+    assert main([*args, "-o", str(out)]) == 0
+    docs = _docs(*inputs)
+    assert _lines(out) == [pc.to_sharegpt(s, dialect="llamafactory", trainable="last") for s in docs]
+    err = capsys.readouterr().err
+    assert "alternation_repaired: results merged" in err and "alternation_repaired: trailing input dropped" in err
+    with pytest.raises(SystemExit, match="use it with --to sharegpt"):
+        main(["convert", str(CAPTURE), "--to", "messages", "--dialect", "llamafactory", "-o", str(out)])

@@ -21,6 +21,8 @@ and chat writers write exactly what ``to_sharegpt`` and ``to_messages`` give, an
 from .from_messages import from_messages
 from .maps import incomplete, to_messages, to_prompt_completion, to_sharegpt
 from .output_features import (
+    LLAMAFACTORY_FEATURES,
+    LLAMAFACTORY_TRAIN_FEATURES,
     MESSAGES_FEATURES,
     SHAREGPT_FEATURES,
     SHAREGPT_TRAIN_FEATURES,
@@ -31,6 +33,8 @@ from .policy import FLAGS, TRAINABLE, flags
 
 __all__ = [
     "FLAGS",
+    "LLAMAFACTORY_FEATURES",
+    "LLAMAFACTORY_TRAIN_FEATURES",
     "MESSAGES_FEATURES",
     "SHAREGPT_FEATURES",
     "SHAREGPT_TRAIN_FEATURES",

@@ -28,6 +28,7 @@ from ..losses import LossReport, collected, report_loss
 from ..render.messages import render_messages
 from ..render.sharegpt import conversation
 from ..schema import SCHEMA_VERSION, validate
+from .llamafactory import strict_record
 from .map_losses import note
 from .output_features import encode_messages
 from .policy import check_trainable, message_marks, sharegpt_marks
@@ -176,6 +177,7 @@ def to_sharegpt(
     keep_invalid_args: bool = False,
     trainable: str = "all",
     mask_tool_arguments: bool = False,
+    dialect: str = "reference",
     strict: bool = False,
 ) -> dict[str, Any]:
     """``{"conversations": [{"from", "value"}, …]}`` for a Storyline document or dataset row.
@@ -192,6 +194,12 @@ def to_sharegpt(
     element a boolean ``train`` (true only on the ``gpt`` elements the policy trains; ``pc.SHAREGPT_TRAIN_FEATURES``);
     the default ``"all"`` writes the elements as they are (every ``gpt`` element is trained).
 
+    ``dialect="llamafactory"``: LLaMA-Factory's ShareGPT, ``{"conversations", "system", "tools"}`` in strict
+    alternation (``human``/``observation``, then ``gpt``/``function_call``; ``pc.LLAMAFACTORY_FEATURES``), every
+    repair counted as ``alternation_repaired: …`` (``training/llamafactory.py``; ``docs/training.md``). It keeps
+    the document's system prompt (LLaMA-Factory's template writes the tools prompt) and writes no empty
+    ``<think>``, so ``keep_system_prompt`` and ``empty_think`` do not apply to it.
+
     >>> from datasets import Dataset
     >>> import pchronicle_datasets as pc
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
@@ -204,6 +212,10 @@ def to_sharegpt(
     [False, False, True]
     """
     check_trainable(trainable)
+    if dialect == "llamafactory":
+        return _llamafactory(example, drop_copied, keep_invalid_args, trainable, mask_tool_arguments, strict)
+    if dialect != "reference":
+        raise ValueError(f'dialect is "reference" (the seed\'s ShareGPT) or "llamafactory", got {dialect!r}')
     if trainable != "all" or mask_tool_arguments:
         marked = functools.partial(sharegpt_marks, trainable=trainable, mask_tool_arguments=mask_tool_arguments)
         plain_out = to_sharegpt(
@@ -237,6 +249,28 @@ def to_sharegpt(
 
     # A single example here was not covered by _sharegpt_from_row; a batch's rows are offered to it one by one.
     return _run("to_sharegpt", example, convert, strict, _sharegpt_from_row if plain else None)
+
+
+def _llamafactory(
+    example: Mapping[str, Any],
+    drop_copied: bool,
+    keep_invalid_args: bool,
+    trainable: str,
+    mask_tool_arguments: bool,
+    strict: bool,
+) -> dict[str, Any]:
+    """``to_sharegpt(dialect="llamafactory")``: the ``to_messages`` rendering (developer turns folded into the
+    system prompt, which LLaMA-Factory reads from the ``system`` key only) in strict alternation."""
+    policy = trainable != "all" or mask_tool_arguments
+
+    def convert(story: dict[str, Any]) -> dict[str, Any]:
+        out = render_messages(
+            story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer="system"
+        )
+        marks = message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments) if policy else None
+        return strict_record(out["messages"], out["tools"], marks)
+
+    return _run("to_sharegpt", example, convert, strict)
 
 
 def _with_marks(items: list[dict[str, Any]], marks: list[bool]) -> list[dict[str, Any]]:

@@ -42,6 +42,8 @@ from datasets import Features, List, Value
 from ..jsonio import dumps_text, try_loads
 
 __all__ = [
+    "LLAMAFACTORY_FEATURES",
+    "LLAMAFACTORY_TRAIN_FEATURES",
     "MESSAGES_FEATURES",
     "MESSAGE_KEYS",
     "SHAREGPT_FEATURES",
@@ -57,6 +59,26 @@ SHAREGPT_TRAIN_FEATURES = Features(
     {"conversations": List({"from": Value("string"), "value": Value("string"), "train": Value("bool")})}
 )
 """What ``to_sharegpt(trainable=…)`` returns when a policy narrows training (every element has ``train``)."""
+
+LLAMAFACTORY_FEATURES = Features(
+    {
+        "conversations": List({"from": Value("string"), "value": Value("string")}),
+        "system": Value("string"),
+        "tools": Value("string"),
+    }
+)
+"""What ``to_sharegpt(dialect="llamafactory")`` returns: LLaMA-Factory's ``conversations``, ``system`` and
+``tools`` (JSON text of the function schemas) columns."""
+
+LLAMAFACTORY_TRAIN_FEATURES = Features(
+    {
+        "conversations": List({"from": Value("string"), "value": Value("string"), "train": Value("bool")}),
+        "system": Value("string"),
+        "tools": Value("string"),
+    }
+)
+"""``LLAMAFACTORY_FEATURES`` with a policy (``trainable="last"``…): every element has ``train`` (LLaMA-Factory
+reads only ``from`` and ``value``; its ``mask_history: true`` is ``"last"``)."""
 
 #: The keys of a message other than ``tool_calls``, in ``MESSAGES_FEATURES`` order: strings, and ``train``
 #: (``to_messages(trainable=…)``: whether the policy trains the message; null when no policy was asked for).

@@ -8,6 +8,7 @@ seed's folder layout (``encode_folder``): completed trajectories and the others 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ...losses import for_document, ignore_losses
@@ -41,14 +42,31 @@ def is_completed(story: dict[str, Any]) -> bool | None:
     return None
 
 
-def record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> Any:
+def record(
+    story: dict[str, Any],
+    *,
+    carry_residual: bool = False,
+    train_marks: Callable[[list[dict[str, Any]]], list[bool]] | None = None,
+    **options: Any,
+) -> Any:
     """The JSON value of one trajectory record for a Storyline document.
 
     A document read from this format comes back as its source record (same source: the residual and the
     export hints restore every byte the reader did not map); any other is written as a trajectory record
     with ``conversations`` and, when the document has them, ``timestamp``, ``model``, ``completed`` and
     ``partial``; ``carry_residual=True`` adds other formats' residual in a version-1 ``_storyline`` envelope.
+    ``train_marks`` (a training policy's marks of the elements, ``training.policy.sharegpt_marks``, given by the
+    caller: a format never imports ``training/``) adds ``train`` to every element.
     """
+    value = _record(story, carry_residual=carry_residual, **options)
+    if train_marks is None:
+        return value
+    conv = value["conversations"] if isinstance(value, dict) else value
+    marked = [{**e, "train": m} for e, m in zip(conv, train_marks(conv), strict=True)]
+    return {**value, "conversations": marked} if isinstance(value, dict) else marked
+
+
+def _record(story: dict[str, Any], *, carry_residual: bool = False, **options: Any) -> Any:
     validate(story)
     hints = read_hints(story)
     source = source_fields(story, NAME)

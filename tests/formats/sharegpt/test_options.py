@@ -30,6 +30,7 @@ def test_every_option_is_off_by_default():
         "strict": False,
         "trainable": "all",
         "mask_tool_arguments": False,
+        "dialect": "reference",  # the seed's ShareGPT; "llamafactory" is LLaMA-Factory's strict alternation
     }
     for name in EXAMPLES:
         story = replay(load(f"{name}.input.json"))
