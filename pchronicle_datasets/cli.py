@@ -18,7 +18,7 @@ import json
 import re
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from .atomic import AtomicOutput, OutputError
+from .atomic import AtomicOutput, OutputError, check_not_input, is_inside, same_path
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
@@ -114,12 +114,24 @@ def _refuse(err: PchronicleError, path: str) -> PchronicleError:
     return err  # the command stops with the record's own error (printed as "pchronicle-datasets: <error>")
 
 
+def check_quarantine_path(path: str | Path, inputs: Sequence[str], output: str | None = None) -> None:
+    """Refuse a quarantine file that is one of the inputs or the output (both engines): its entries would be
+    appended to the data being read, or replaced by the output (or dropped with the folder output holding it)."""
+    check_not_input(path, inputs)
+    if output is not None and (same_path(path, output) or is_inside(path, output)):
+        raise OutputError(path, f"it is the output {output}, or inside it: name another quarantine file")
+
+
 class _BadRecords(BadRecords):
     """The ``--on-bad-records`` policy of a command (``loading.policy``): stop at the first bad record, or set
     it aside. The quarantine file is made ready before any input is read."""
 
-    def __init__(self, policy: str, quarantine: str | None) -> None:
+    def __init__(
+        self, policy: str, quarantine: str | None, inputs: Sequence[str] = (), output: str | None = None
+    ) -> None:
         target = Path(quarantine) if quarantine and policy == "skip" else None
+        if target:
+            check_quarantine_path(target, inputs, output)
         if target and (removed := prepare_quarantine(target)):
             print(f"removed a partial last entry ({removed} bytes) from {target}", file=sys.stderr)
         log = Quarantine(target, log=lambda message: print(message, file=sys.stderr))
@@ -131,7 +143,7 @@ class _BadRecords(BadRecords):
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
-    return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine)))
+    return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine, args.inputs)))
 
 
 def _iter_stories(
@@ -361,22 +373,32 @@ _DATASET_FILE = re.compile(r"(data-\d{5}-of-\d{5}\.arrow|dataset_info\.json|stat
 
 
 def _output(args: argparse.Namespace) -> AtomicOutput:
-    """The output of ``convert``, created (as a temporary) before any input is read."""
+    """The output of ``convert``, created (as a temporary) before any input is read; ``atomic.check_output``
+    refuses one that is an input, read-only, or a folder holding what this output does not write."""
     out = Path(args.output)
+    replaceable = _replaceable(args)
+    if replaceable is None:
+        return AtomicOutput(out, inputs=args.inputs)
+    return AtomicOutput(out, folder=True, replaceable=replaceable, inputs=args.inputs)
+
+
+def _replaceable(args: argparse.Namespace) -> Callable[[str], bool] | None:
+    """What a previous run of this folder output wrote (an existing folder holding only that is replaced
+    whole), or None when the output is one file."""
     if args.target == "dataset":
-        return AtomicOutput(out, folder=True, replaceable=lambda n: bool(_DATASET_FILE.fullmatch(n)))
+        return lambda n: bool(_DATASET_FILE.fullmatch(n))
     if args.target == "parquet" or _examples_target(args):
-        return AtomicOutput(out)
+        return None
     fmt = get_format(args.target)  # an unknown target fails before reading anything
     if args.per_document:
         if not fmt.PER_DOCUMENT:
             per_doc = ", ".join(f.NAME for f in formats() if f.PER_DOCUMENT)
             raise _fail(f"--per-document writes one file per document, which only these formats do: {per_doc}")
         suffix = _document_suffix(fmt)
-        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(suffix))
+        return lambda n: n.endswith(suffix)
     if fmt.OUTPUT == "folder":
-        return AtomicOutput(out, folder=True, replaceable=lambda n: n.endswith(fmt.EXTENSION))
-    return AtomicOutput(out)
+        return lambda n: n.endswith(fmt.EXTENSION)
+    return None
 
 
 def _document_suffix(fmt: Any) -> str:
@@ -405,7 +427,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     redactor = redaction.redactor_from_args(args)
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
-        stories = _iter_stories(args, "converting", _BadRecords(args.on_bad_records, args.quarantine), redactor)
+        bad = _BadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
+        stories = _iter_stories(args, "converting", bad, redactor)
         message = _write(args, drop.filter(stories), tmp, Path(args.output), policy)
     print(message, file=sys.stderr)
     drop.print()
@@ -609,7 +632,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     redactor = redaction.redactor_from_args(args)
     if redactor is None:  # --no-redact: said before anything is read, and again at the end
         redaction.print_report(None, pushed=True)
-    bad = _BadRecords(args.on_bad_records, args.quarantine)
+    bad = _BadRecords(args.on_bad_records, args.quarantine, args.inputs)
     stories = list(_iter_stories(args, "reading", bad, redactor))
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"

@@ -182,7 +182,18 @@ class Quarantine:
             self.log(f"skipped a bad record: {err}")
         if not (self.path and self.write):
             return
-        entry = quarantine_entry(file, rec, self.run)
+        self._append(quarantine_entry(file, rec, self.run))
+
+    def add_entry(self, entry: dict[str, Any]) -> None:
+        """Count, describe and append a bad record already made an entry (``quarantine_entry`` without a run,
+        as a Spark job's ``bad_records`` hold them): it is written with this run's id, as ``add`` writes it."""
+        self.count += 1
+        if self.log is not None and self.count <= self.examples:
+            self.log(f"skipped a bad record: {entry.get('error')}")
+        if self.path and self.write:
+            self._append({"run": self.run, **{k: v for k, v in entry.items() if k != "run"}})
+
+    def _append(self, entry: dict[str, Any]) -> None:
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "replace")
         try:
             with _lock:

@@ -26,6 +26,7 @@ from datasets import Dataset, load_dataset
 import pchronicle_datasets as pc
 import pchronicle_datasets.spark as pcs
 from pchronicle_datasets.hub import card_text
+from pchronicle_datasets.quarantine import read_quarantine
 from pchronicle_datasets.spark.plan import plan_files
 from pchronicle_datasets.training.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
 from tests.hub_fake import fake_hub
@@ -518,6 +519,76 @@ def test_cli_converts_with_the_spark_engine(spark, big_capture, tmp_path):
     assert main([*argv, "--engine", "spark", "--master", "local[2]"]) == 0
     ds = load_dataset("parquet", data_files=str(out / "*.parquet"), split="train", cache_dir=str(tmp_path / "c"))
     assert same(_stories(ds), local_stories([big_capture], "openai-msg", tmp_path))
+
+
+def _spark_convert(*argv: str) -> int:
+    from pchronicle_datasets.cli import main
+
+    return main(["convert", *argv, "--engine", "spark", "--master", "local[2]"])
+
+
+def test_cli_spark_refuses_a_folder_holding_other_files(spark, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert _spark_convert(str(CAPTURE), "--to", "parquet", "-o", str(out)) == 1
+    err = capsys.readouterr().err
+    assert f"cannot write {out}: the folder holds 'notes.txt'" in err and "write to a new or empty folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and (out / "notes.txt").read_text() == "mine"
+
+
+def test_cli_spark_refuses_an_input_as_output(spark, tmp_path, capsys):
+    cap = tmp_path / "cap.jsonl"
+    cap.write_bytes(CAPTURE.read_bytes())
+    for target in ("storyline", "parquet"):
+        assert _spark_convert(str(cap), "--to", target, "-o", str(cap)) == 1
+        assert f"cannot write {cap}: it is the input" in capsys.readouterr().err
+    # A glob pattern (the Spark engine takes them) that matches a file inside the output folder.
+    assert _spark_convert(str(tmp_path / "*.jsonl"), "--to", "storyline", "-o", str(tmp_path)) == 1
+    assert "it holds the input" in capsys.readouterr().err
+    assert cap.read_bytes() == CAPTURE.read_bytes()
+
+
+def _wrote(err: str) -> int:
+    [count] = [int(line.split()[1]) for line in err.splitlines() if line.startswith("wrote ")]
+    return count
+
+
+@pytest.mark.parametrize("target", ["storyline", "parquet"])
+def test_cli_spark_a_second_run_replaces_the_first_whole(spark, tmp_path, capsys, target):
+    copies = []
+    for i in range(3):  # three files: three partitions, three part files
+        copies.append(tmp_path / f"in{i}.jsonl")
+        copies[-1].write_bytes(CAPTURE.read_bytes().replace(b'"session_id": "', f'"session_id": "{i}-'.encode()))
+    out = tmp_path / "out"
+    assert _spark_convert(*map(str, copies), "--to", target, "-o", str(out)) == 0
+    assert _wrote(capsys.readouterr().err) == 9
+    assert _spark_convert(str(copies[0]), "--to", target, "-o", str(out)) == 0
+    printed = _wrote(capsys.readouterr().err)
+    if target == "parquet":
+        held = load_dataset("parquet", data_files=str(out / "*.parquet"), split="train", cache_dir=str(tmp_path / "c"))
+        stories = _stories(held)
+    else:
+        stories = [s for f in sorted(out.glob("part-*")) for s in pc.into_storyline("storyline", f.read_bytes())]
+    assert printed == len(stories) == 3  # the folder holds what this run wrote: no stale part file
+    assert same(stories, local_stories([copies[0]], "openai-msg", tmp_path))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left
+
+
+def test_cli_spark_appends_to_an_existing_quarantine_file(spark, tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(CAPTURE.read_bytes() + b"{not json\n")
+    q = tmp_path / "q.jsonl"
+    earlier = b'{"run": "earlier", "file": "x.jsonl", "line": 1, "pointer": "", "error": "e", "record": "r"}\n'
+    q.write_bytes(earlier)
+    argv = [str(bad), "--from", "openai-msg", "--to", "storyline", "-o", str(tmp_path / "out")]
+    assert _spark_convert(*argv, "--on-bad-records", "skip", "--quarantine", str(q)) == 0
+    err = capsys.readouterr().err
+    assert q.is_file() and q.read_bytes().startswith(earlier)  # an append-only log: never a folder, never emptied
+    [old, new] = list(read_quarantine(q))
+    assert old["run"] == "earlier"
+    assert new["file"].endswith("bad.jsonl") and new["line"] == 15 and new["record"] == "{not json"
+    assert new["run"] != "earlier" and f"quarantined to {q} (run {new['run']})" in err
 
 
 # ------------------------------------------------------------------------------------------ planning (no Spark)

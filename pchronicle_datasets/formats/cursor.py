@@ -78,7 +78,8 @@ def _line(
     ptr = f"/{i}"
     if not (
         isinstance(value, dict)
-        and value.get("role") in ROLES
+        and isinstance(value.get("role"), str)  # a list or object role is unhashable: not looked up
+        and value["role"] in ROLES
         and isinstance(value.get("message"), dict)
         and isinstance(value["message"].get("content"), list)
     ):

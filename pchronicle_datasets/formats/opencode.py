@@ -168,6 +168,7 @@ class _Reader:
         if not (
             isinstance(message, dict)
             and isinstance(message.get("parts"), list)
+            and isinstance(role, str)  # a list or object role is unhashable: not looked up
             and role in ROLES
             and any(_mapped(part) for part in message["parts"])
         ):

@@ -409,6 +409,12 @@ class _Reader:
             return self._shaped(ptr, msg, where, shape)
         self.b.interrupt()
         role = msg["role"]
+        if not role.strip():
+            # An empty role names no one: no turn source can be made of it (it used to reach ROLE_SRC[""]).
+            raise self.error(
+                join(ptr, "role"),
+                "a message's role is empty: name who speaks (user, assistant, system, tool…) or remove the message",
+            )
         if role in ROLE_SRC:
             return self._turn(ptr, msg, where)
         if role in ("tool", "function"):
@@ -421,7 +427,7 @@ class _Reader:
 
     def _turn(self, ptr: str, msg: dict, where: int | str, src: str | None = None) -> int:
         role = msg["role"]
-        turn: dict[str, Any] = {"id": len(self.turns) + 1, "src": src or ROLE_SRC[role]}
+        turn: dict[str, Any] = {"id": len(self.turns) + 1, "src": src if src is not None else ROLE_SRC[role]}
         consumed = {"role", "content"}
         parts = read_parts(msg.get("content"))
         if parts is not None:

@@ -294,7 +294,7 @@ class _Reader:
             self.keep_rest(base, item, ("type",))
             self.plan.append(["y", t])
             return
-        if kind in HOSTED_FN:
+        if isinstance(kind, str) and kind in HOSTED_FN:  # a list or object type is unhashable: not looked up
             m = _hosted(item, kind)
         elif responses.is_item(item):
             m = responses.read(item)

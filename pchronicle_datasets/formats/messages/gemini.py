@@ -38,7 +38,7 @@ def is_content(value: Any) -> bool:
     if not isinstance(value, dict) or "content" in value or not isinstance(value.get("parts"), list):
         return False
     role = value.get("role")
-    if role is not None and role not in ROLES:
+    if role is not None and not (isinstance(role, str) and role in ROLES):  # a list role is unhashable
         return False
     return all(isinstance(p, dict) and not PART_KEYS.isdisjoint(p) for p in value["parts"])
 

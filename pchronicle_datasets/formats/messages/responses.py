@@ -58,9 +58,15 @@ def is_item(value: Any) -> bool:
         if not isinstance(value.get("role"), str) or "stop_reason" in value:
             return False
         return isinstance(content, str) or (
-            isinstance(content, list) and all(isinstance(p, dict) and p.get("type") in PART_TYPES for p in content)
+            isinstance(content, list)
+            and all(isinstance(p, dict) and _is_str_in(p.get("type"), PART_TYPES) for p in content)
         )
-    return kind in ITEM_TYPES
+    return _is_str_in(kind, ITEM_TYPES)
+
+
+def _is_str_in(value: Any, table: frozenset[str]) -> bool:
+    # The type of an item or part is data: a list or object there is unhashable, so only a string is looked up.
+    return isinstance(value, str) and value in table
 
 
 def read(value: dict[str, Any]) -> Message:

@@ -187,7 +187,7 @@ class _Reader:
         if kind == "thinking_level_change":
             self.effort = entry.get("thinkingLevel")
             return self.keep_line(i, entry)
-        if kind in SUMMARIES and isinstance(entry.get(SUMMARIES[kind]), str):
+        if isinstance(kind, str) and kind in SUMMARIES and isinstance(entry.get(SUMMARIES[kind]), str):
             t = self.new_turn(i, entry, "system", entry[SUMMARIES[kind]])
             rest = {k: v for k, v in entry.items() if k not in ("type", "timestamp", "id", "parentId", SUMMARIES[kind])}
             self.turns[t].update(kind="context", extra={kind: rest})
@@ -195,7 +195,9 @@ class _Reader:
             self.plan.append(["s", t, kind])
             return None
         message = entry.get("message")
-        role = ROLES.get(message.get("role")) if kind == "message" and isinstance(message, dict) else None
+        # a list or object role is unhashable: only a string one is looked up
+        role = message.get("role") if kind == "message" and isinstance(message, dict) else None
+        role = ROLES.get(role) if isinstance(role, str) else None
         if role is None:
             return self.keep_line(i, entry)
         self.keep_rest(f"/{i}", entry, ("type", "timestamp", "message"))
