@@ -18,6 +18,8 @@ from __future__ import annotations
 __all__ = [
     "EMPTY_THINK",
     "FUNCTION",
+    "LLAMAFACTORY_CALL_WORDS",
+    "LLAMAFACTORY_THOUGHT_WORDS",
     "PARAMETER",
     "SCRATCHPAD",
     "SCRATCHPAD_MARK",
@@ -51,6 +53,12 @@ SCRATCHPAD_MARK = "REASONING_SCRATCHPAD>"
 #: opening tags that carry a name up to ``>``.
 FUNCTION = ("<function=", "</function>")
 PARAMETER = ("<parameter=", "</parameter>")
+
+#: LLaMA-Factory's default ``thought_words`` and ``tool_call_words`` (its ``template.py``, ``register_template``):
+#: a reasoning block in these words is what its templates recognise (and drop from history turns where the
+#: model's template does), the tool-call words what its ``FunctionFormatter`` looks for in a ``function_call``.
+LLAMAFACTORY_THOUGHT_WORDS = (THINK[0] + "\n", "\n" + THINK[1] + "\n\n")
+LLAMAFACTORY_CALL_WORDS = TOOL_CALL
 
 # ---------------------------------------------------------------------------------------------- templates
 # Each block is its fixed parts with the values between them, so a hot loop binds the parts to locals and

@@ -54,15 +54,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..losses import report_loss
+from ..markup_tags import LLAMAFACTORY_CALL_WORDS, LLAMAFACTORY_THOUGHT_WORDS
 from ..render.sharegpt import jdumps, tool_schema
 
 __all__ = ["ASSISTANT_ROLES", "CALL_WORDS", "THOUGHT_WORDS", "USER_ROLES", "strict_record"]
 
-#: LLaMA-Factory's default ``thought_words`` and ``tool_call_words`` (``template.py``, ``register_template``):
-#: a reasoning block in these words is what its templates recognise (and drop from history turns where the
-#: model's template does), the tool-call words what its ``FunctionFormatter`` looks for in a ``function_call``.
-THOUGHT_WORDS = ("<think>\n", "\n</think>\n\n")
-CALL_WORDS = ("<tool_call>", "</tool_call>")
+#: LLaMA-Factory's default reasoning and tool-call words (spelled in ``markup_tags``, the home of every tag).
+THOUGHT_WORDS = LLAMAFACTORY_THOUGHT_WORDS
+CALL_WORDS = LLAMAFACTORY_CALL_WORDS
 #: The converter's alternation: ``USER_ROLES`` at even positions, ``ASSISTANT_ROLES`` at odd ones.
 USER_ROLES = ("human", "observation")
 ASSISTANT_ROLES = ("gpt", "function_call")
