@@ -28,12 +28,12 @@ from typing import Any
 
 import orjson
 
-from ..errors import FormatError, PchronicleError
-from ..linking import place_results
-from ..losses import report_loss
-from ..pointer import escape, parse
-from .base import Record, as_source, documents, parse_file
-from .residual import Residual, envelope, origin, other_sources, source_fields
+from ...errors import FormatError, PchronicleError
+from ...linking import place_results
+from ...losses import report_loss
+from ...pointer import escape, parse
+from ..base import Record, as_source, documents, parse_file
+from ..residual import Residual, envelope, origin, other_sources, source_fields
 
 __all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
 

@@ -23,13 +23,13 @@ from typing import Any
 
 import orjson
 
-from ..errors import FormatError, PchronicleError
-from ..linking import SOURCE_CALL_IDS
-from ..losses import report_loss
-from ..pointer import escape, parse
-from ..schema import is_time
-from .base import Record, documents, read_records
-from .residual import Residual, envelope, origin, other_sources, source_fields
+from ...errors import FormatError, PchronicleError
+from ...linking import SOURCE_CALL_IDS
+from ...losses import report_loss
+from ...pointer import escape, parse
+from ...schema import is_time
+from ..base import Record, documents, read_records
+from ..residual import Residual, envelope, origin, other_sources, source_fields
 
 __all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
 
