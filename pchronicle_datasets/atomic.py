@@ -31,15 +31,38 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["TEMP_MARK", "AtomicOutput", "OutputError", "check_not_input", "check_output", "is_inside", "same_path"]
+__all__ = [
+    "DATASET_FILES",
+    "TEMP_MARK",
+    "AtomicOutput",
+    "OutputError",
+    "check_not_input",
+    "check_output",
+    "is_dataset_file",
+    "is_inside",
+    "same_path",
+]
 
 TEMP_MARK = ".pchronicle-tmp-"
+#: The files of a ``datasets`` folder (``Dataset.save_to_disk``): what a previous ``convert --to dataset`` of either
+#: engine wrote, so a folder holding only these is replaced whole.
+DATASET_FILES = re.compile(r"(data-\d{5}-of-\d{5}\.arrow|dataset_info\.json|state\.json)")
+
+
+def is_dataset_file(name: str) -> bool:
+    """Whether ``name`` is one of a ``datasets`` folder's files (``replaceable`` for a ``--to dataset`` output).
+
+    >>> is_dataset_file("data-00000-of-00001.arrow"), is_dataset_file("notes.txt")
+    (True, False)
+    """
+    return bool(DATASET_FILES.fullmatch(name))
 
 
 class OutputError(Exception):

@@ -27,17 +27,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from .atomic import AtomicOutput, OutputError, check_not_input, is_inside, same_path
+from .atomic import AtomicOutput, OutputError, is_dataset_file
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import capability, format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
-from .loading.policy import BadRecords, check_policy, prepare_quarantine
+from .loading.policy import CommandBadRecords
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
-from .quarantine import Quarantine
 from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
@@ -110,44 +109,12 @@ def _records(
                 data.close()
 
 
-def _refuse(err: PchronicleError, path: str) -> PchronicleError:
-    return err  # the command stops with the record's own error (printed as "pchronicle-datasets: <error>")
-
-
-def check_quarantine_path(path: str | Path, inputs: Sequence[str], output: str | None = None) -> None:
-    """Refuse a quarantine file that is one of the inputs or the output (both engines): its entries would be
-    appended to the data being read, or replaced by the output (or dropped with the folder output holding it)."""
-    check_not_input(path, inputs)
-    if output is not None and (same_path(path, output) or is_inside(path, output)):
-        raise OutputError(path, f"it is the output {output}, or inside it: name another quarantine file")
-
-
-class _BadRecords(BadRecords):
-    """The ``--on-bad-records`` policy of a command (``loading.policy``): stop at the first bad record, or set
-    it aside. The quarantine file is made ready before any input is read."""
-
-    def __init__(
-        self, policy: str, quarantine: str | None, inputs: Sequence[str] = (), output: str | None = None
-    ) -> None:
-        target = Path(quarantine) if quarantine and policy == "skip" else None
-        if target:
-            check_quarantine_path(target, inputs, output)
-        if target and (removed := prepare_quarantine(target)):
-            print(f"removed a partial last entry ({removed} bytes) from {target}", file=sys.stderr)
-        log = Quarantine(target, log=lambda message: print(message, file=sys.stderr))
-        super().__init__(check_policy(policy), log, _refuse)
-        self.log = log
-
-    def __call__(self, path: str, rec: Record) -> None:
-        self.take(path, rec)
-
-
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
-    return list(_iter_stories(args, desc, _BadRecords(args.on_bad_records, args.quarantine, args.inputs)))
+    return list(_iter_stories(args, desc, CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs)))
 
 
 def _iter_stories(
-    args: argparse.Namespace, desc: str, bad: _BadRecords, redactor: Redactor | None = None
+    args: argparse.Namespace, desc: str, bad: CommandBadRecords, redactor: Redactor | None = None
 ) -> Iterator[dict[str, Any]]:
     for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size):
         if rec.error is not None:
@@ -369,9 +336,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return status
 
 
-_DATASET_FILE = re.compile(r"(data-\d{5}-of-\d{5}\.arrow|dataset_info\.json|state\.json)")
-
-
 def _output(args: argparse.Namespace) -> AtomicOutput:
     """The output of ``convert``, created (as a temporary) before any input is read; ``atomic.check_output``
     refuses one that is an input, read-only, or a folder holding what this output does not write."""
@@ -386,7 +350,7 @@ def _replaceable(args: argparse.Namespace) -> Callable[[str], bool] | None:
     """What a previous run of this folder output wrote (an existing folder holding only that is replaced
     whole), or None when the output is one file."""
     if args.target == "dataset":
-        return lambda n: bool(_DATASET_FILE.fullmatch(n))
+        return is_dataset_file
     if args.target == "parquet" or _examples_target(args):
         return None
     fmt = get_format(args.target)  # an unknown target fails before reading anything
@@ -427,7 +391,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     redactor = redaction.redactor_from_args(args)
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
-        bad = _BadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
+        bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
         stories = _iter_stories(args, "converting", bad, redactor)
         message = _write(args, drop.filter(stories), tmp, Path(args.output), policy)
     print(message, file=sys.stderr)
@@ -632,7 +596,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     redactor = redaction.redactor_from_args(args)
     if redactor is None:  # --no-redact: said before anything is read, and again at the end
         redaction.print_report(None, pushed=True)
-    bad = _BadRecords(args.on_bad_records, args.quarantine, args.inputs)
+    bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs)
     stories = list(_iter_stories(args, "reading", bad, redactor))
     ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
     conversion = f"{args.source} → Storyline rows"

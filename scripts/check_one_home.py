@@ -13,7 +13,8 @@ Read from the source (``ast``, nothing imported), so it runs before anything els
   ``markup_tags.py`` (docstrings aside);
 - the loading rules are defined once: the split rule (``split_kind``, and ``starts_json_lines`` called only by
   the reader that streams and the split rule), the id scheme (``posixpath.commonpath``), the bad-record policy
-  (``BadRecordError`` made, the quarantine file repaired, the policy names checked) and the blank-line test
+  (``BadRecordError`` made, the quarantine file repaired, the policy names checked, the commands' policy object
+  with its quarantine-path check), the files of a dataset folder (``atomic.DATASET_FILES``) and the blank-line test
   (``isspace`` on a line) each in their module.
 
 ``tests/test_architecture.py`` runs every check.
@@ -65,6 +66,10 @@ ONE_HOME = {
     "the bad-record refusal": ("loading/policy.py", "[{kind}]"),
     "the quarantine setup": ("loading/policy.py", "repair("),
     "the policy names": ("loading/policy.py", "must be 'error' or 'skip'"),
+    # the commands' policy object (both engines of the command line): the quarantine file refused when it is an
+    # input or the output, in one place
+    "the commands' bad-record policy": ("loading/policy.py", "check_quarantine_path("),
+    "the files of a dataset folder": ("atomic.py", "data-\\d{5}-of-\\d{5}"),
     "the line-range cut": ("loading/ranges.py", "def line_start"),
     "one value or JSON Lines": ("formats/base.py", "def starts_json_lines"),
     "the blank-line test": ("formats/source.py", "def is_blank_line"),

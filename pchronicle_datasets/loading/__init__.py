@@ -4,8 +4,9 @@
 - ``ids``: the document id of each input file (relative to ``data_dir`` or to the inputs' common parent);
 - ``split``: which big files may be read in parts, and how (``split_kind``: the one rule);
 - ``ranges``: the lines that start in a byte range of a file (``line_start``, ``read_lines``, ``byte_range``);
-- ``policy``: the bad-record policy (``on_bad_records``), the error that stops a load (``refusal``) and the
-  quarantine file's setup (``prepare_quarantine``).
+- ``policy``: the bad-record policy (``on_bad_records``), the error that stops a load (``refusal``), the
+  quarantine file's setup (``prepare_quarantine``) and the commands' policy object (``CommandBadRecords``, for
+  the CLI and Spark alike).
 
 Below them, in ``formats/``: whether a file is one JSON value or JSON Lines (``base.first_line_kind``), what a
 blank line is (``source.is_blank_line``) and the readers themselves; ``formats.capability`` finds what a

@@ -6,6 +6,10 @@
 session that breaks a rule, an invalid document — and set it aside: counted, logged, and appended with its
 error to the quarantine file when there is one).
 
+``BadRecords`` applies the policy to one read (the builder's, with its own refusal); ``CommandBadRecords`` is the
+``--on-bad-records``/``--quarantine`` policy of a command, one object for both engines of the command line
+(``cli.py``, ``spark/cli.py``) and ``redact --check``.
+
 >>> from pchronicle_datasets.errors import FormatError
 >>> str(refusal(FormatError("not JSON", line=3), "cap.jsonl"))
 '(root): not JSON [FormatError] in cap.jsonl line 3'
@@ -18,14 +22,26 @@ ValueError: on_bad_records must be 'error' or 'skip', got 'ignore'
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Literal
 
+from ..atomic import OutputError, check_not_input, is_inside, same_path
 from ..errors import BadRecordError, PchronicleError
 from ..formats.base import Record
 from ..quarantine import Quarantine, QuarantineError, check_writable, repair
 
-__all__ = ["POLICIES", "BadRecords", "Policy", "check_policy", "prepare_quarantine", "refusal"]
+__all__ = [
+    "POLICIES",
+    "BadRecords",
+    "CommandBadRecords",
+    "Policy",
+    "check_policy",
+    "check_quarantine_path",
+    "prepare_quarantine",
+    "refusal",
+]
 
 Policy = Literal["error", "skip"]
 POLICIES: tuple[Policy, ...] = ("error", "skip")
@@ -84,3 +100,36 @@ class BadRecords:
         if self.policy == "error":
             raise self.refuse(rec.error, name)
         self.quarantine.add(name, rec)
+
+
+def check_quarantine_path(path: str | Path, inputs: Sequence[str], output: str | None = None) -> None:
+    """Refuse a quarantine file that is one of the inputs or the output (both engines): its entries would be
+    appended to the data being read, or replaced by the output (or dropped with the folder output holding it)."""
+    check_not_input(path, inputs)
+    if output is not None and (same_path(path, output) or is_inside(path, output)):
+        raise OutputError(path, f"it is the output {output}, or inside it: name another quarantine file")
+
+
+def _own_error(err: PchronicleError, path: str) -> PchronicleError:
+    return err  # a command stops with the record's own error (printed as "pchronicle-datasets: <error>")
+
+
+class CommandBadRecords(BadRecords):
+    """The ``--on-bad-records`` policy of a command (the CLI's and Spark's ``convert``, ``push``, ``redact
+    --check``): stop at the first bad record with its own error, or set it aside. The quarantine file is checked
+    (not an input, not the output) and made ready before any input is read; what it says goes to stderr."""
+
+    def __init__(
+        self, policy: str, quarantine: str | None, inputs: Sequence[str] = (), output: str | None = None
+    ) -> None:
+        target = Path(quarantine) if quarantine and policy == "skip" else None
+        if target:
+            check_quarantine_path(target, inputs, output)
+        if target and (removed := prepare_quarantine(target)):
+            print(f"removed a partial last entry ({removed} bytes) from {target}", file=sys.stderr)
+        log = Quarantine(target, log=lambda message: print(message, file=sys.stderr))
+        super().__init__(check_policy(policy), log, _own_error)
+        self.log = log
+
+    def __call__(self, path: str, rec: Record) -> None:
+        self.take(path, rec)

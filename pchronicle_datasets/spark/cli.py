@@ -25,8 +25,9 @@ from pathlib import Path
 
 import fsspec
 
-from ..atomic import AtomicOutput, OutputError, check_output
+from ..atomic import AtomicOutput, OutputError, check_output, is_dataset_file
 from ..formats import get_format
+from ..loading.policy import CommandBadRecords
 from .read import read
 from .session import local_session
 from .write import write_format, write_parquet
@@ -43,9 +44,7 @@ def replaceable(target: str) -> Callable[[str], bool]:
     if target == "parquet":
         return lambda n: bool(_PARQUET_FILE.fullmatch(n))
     if target == "dataset":
-        from ..cli import _DATASET_FILE
-
-        return lambda n: bool(_DATASET_FILE.fullmatch(n))
+        return is_dataset_file
     parts = re.compile(rf"part-\d{{5}}{re.escape(get_format(target).EXTENSION)}")
     return lambda n: bool(parts.fullmatch(n))
 
@@ -78,13 +77,11 @@ def _output(args: argparse.Namespace) -> contextlib.AbstractContextManager[Path 
 
 def convert(args: argparse.Namespace) -> int:
     """Run ``convert`` with Spark; ``args`` are the CLI's (``inputs``, ``source``, ``target``, ``output``…)."""
-    from ..cli import _BadRecords
-
     if args.per_document:
         raise SystemExit("pchronicle-datasets: --per-document is not available with --engine spark")
     # Everything that can be refused is refused before Spark starts: the output, then the quarantine file.
     with _output(args) as tmp:
-        bad = _BadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
+        bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
         spark = local_session(args.master or "local[*]", app_name="pchronicle-datasets convert")
         got = read(spark, args.inputs, args.source, on_bad_records=args.on_bad_records).cache()
         rows = got.rows

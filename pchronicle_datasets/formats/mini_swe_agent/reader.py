@@ -10,12 +10,7 @@ from ...jsonio import json_shape, json_type
 from ...schema import is_time
 from ..layout import Layout, walkable
 from ..residual import origin
-
-NAME = "mini-swe-agent"
-ROLE_SRC = {"assistant": "agent"}
-SRC_ROLE = {"agent": "assistant"}
-INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool"}
-INFO = {"exit_status": "status", "submission": "final_answer"}  # info key → /task/result key (non-empty strings)
+from .fields import INFO, INVERSE, MODEL_PATH, NAME, ROLE_SRC, STATS, VERSION
 
 
 def is_record(value: Any) -> bool:
@@ -81,16 +76,17 @@ class _Reader:
             if key in INFO and isinstance(val, str) and val:
                 task.setdefault("result", {})[INFO[key]] = val
                 lay.map(ptr, val, f"/task/result/{INFO[key]}", val)
-            elif key == "model_stats":
+            elif key == STATS:
                 story["final_metrics"] = val
                 lay.map(ptr, val, "/final_metrics", val)
-            elif key == "mini_version" and isinstance(val, str):
+            elif key == VERSION and isinstance(val, str):
                 story["agent"]["ver"] = val
                 lay.map(ptr, val, "/agent/ver", val)
             else:
                 lay.keep(ptr, val)
-        model = (info.get("config") or {}).get("model") if isinstance(info.get("config"), dict) else None
-        name = model.get("model_name") if isinstance(model, dict) else None
+        name: Any = info
+        for key in MODEL_PATH:
+            name = name.get(key) if isinstance(name, dict) else None
         if isinstance(name, str) and name:
             story["agent"]["model"] = name  # a copy: info.config stays residual
 

@@ -11,19 +11,9 @@ import orjson
 from ...losses import for_document
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .reader import INVERSE, NAME, SRC_ROLE
+from .fields import INFO, INVERSE, MODEL_PATH, NAME, SRC_ROLE, STATS, VERSION, WRITTEN, WRITTEN_FORMAT
 
 __all__ = ["WRITTEN_FORMAT", "encode", "trajectory"]
-
-WRITTEN_FORMAT = "mini-swe-agent-1.1"  # what documents not read from mini-swe-agent are written as
-_WRITTEN = {
-    "": ("session", "turns", "task", "final_metrics", "unknown_fields"),
-    "agent": ("id", "name", "ver", "model"),
-    "task": ("/task/result/status", "/task/result/final_answer"),
-    "turn": ("id", "src", "msg", "tool_calls", "observation"),
-    "call": ("tcid", "fn", "args"),
-    "result": ("content", "source_call_id"),
-}
 
 
 def _arguments(args: Any) -> str:
@@ -57,23 +47,25 @@ def trajectory(story: dict[str, Any]) -> dict[str, Any]:
                 messages.append(out)
     info: dict[str, Any] = {}
     result = (story.get("task") or {}).get("result") or {}
-    if "status" in result:
-        info["exit_status"] = result["status"]
-    if "final_answer" in result:
-        info["submission"] = result["final_answer"]
+    for key, field in INFO.items():
+        if field in result:
+            info[key] = result[field]
     if "final_metrics" in story:
-        info["model_stats"] = story["final_metrics"]
+        info[STATS] = story["final_metrics"]
     if isinstance(story["agent"].get("ver"), str):
-        info["mini_version"] = story["agent"]["ver"]
+        info[VERSION] = story["agent"]["ver"]
     if isinstance(story["agent"].get("model"), str):
-        info["config"] = {"model": {"model_name": story["agent"]["model"]}}  # where mini-swe-agent names its model
+        config: object = story["agent"]["model"]
+        for key in reversed(MODEL_PATH[1:]):  # where mini-swe-agent names its model
+            config = {key: config}
+        info[MODEL_PATH[0]] = config
     out_traj: dict[str, Any] = {
         "instance_id": story["session"],
         "info": info,
         "messages": messages,
         "trajectory_format": WRITTEN_FORMAT,
     }
-    report_unwritten(story, NAME, _WRITTEN)
+    report_unwritten(story, NAME, WRITTEN)
     carried = envelope(other_sources(story, NAME))
     if carried is not None:
         out_traj["_storyline"] = carried

@@ -22,7 +22,8 @@ from typing import Any
 
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
-from .reader import NAME, is_stream, read_stream
+from .fields import NAME
+from .reader import is_stream, read_stream
 from .writer import encode, events
 
 __all__ = [

@@ -10,9 +10,7 @@ from ...errors import FormatError
 from ...jsonio import json_type, try_loads
 from ..layout import Layout, same, walkable
 from ..residual import origin
-
-NAME = "openhands"
-INVERSE: dict[str, Any] = {}
+from .fields import CALL_METADATA, FINISH, INVERSE, MESSAGE, NAME
 
 
 def is_event(value: Any) -> bool:
@@ -88,13 +86,13 @@ class _Reader:
         used = {"source"}
         args = event.get("args")
         args_ok = isinstance(args, dict) and walkable(args)
-        if event["action"] == "message" or src != "agent":
+        if event["action"] == MESSAGE or src != "agent":
             # A message, or an action the agent did not take (the environment changing the agent's state, a
             # user's own action): a turn without calls; the action and its args stay as they are (residual).
             used.add("action")
             lay.keep(f"{ptr}/action", event["action"])
             content = args.get("content") if args_ok else None
-            if args_ok and "content" in args and event["action"] == "message":
+            if args_ok and "content" in args and event["action"] == MESSAGE:
                 turn["msg"] = content
                 lay.map(f"{ptr}/args/content", content, f"/turns/{t}/msg", content)
                 lay.rest(args, f"{ptr}/args", ("content",))
@@ -111,7 +109,7 @@ class _Reader:
             if args_ok and isinstance(args.get("thought"), str):
                 turn["msg"] = args["thought"]
                 lay.map(f"{ptr}/args/thought", args["thought"], f"/turns/{t}/msg", args["thought"])
-            if event["action"] == "finish" and not turn["msg"] and isinstance(event.get("message"), str):
+            if event["action"] == FINISH and not turn["msg"] and isinstance(event.get("message"), str):
                 # finish carries the agent's final words in its message when the model gave no thought
                 turn["msg"] = event["message"]
                 lay.map(f"{ptr}/message", event["message"], f"/turns/{t}/msg", turn["msg"])
@@ -203,7 +201,7 @@ class _Reader:
         meta = event.get("tool_call_metadata")
         if isinstance(meta, dict) and walkable(meta) and meta:
             used.add("tool_call_metadata")
-            for key, target in (("tool_call_id", "tcid"), ("function_name", "fn")):
+            for key, target in CALL_METADATA.items():
                 if key in meta and same(meta[key], call[target]):
                     lay.map(
                         f"{ptr}/tool_call_metadata/{key}", meta[key], f"/turns/{t}/tool_calls/0/{target}", call[target]
@@ -211,11 +209,7 @@ class _Reader:
             lay.rest(
                 meta,
                 f"{ptr}/tool_call_metadata",
-                [
-                    k
-                    for k in ("tool_call_id", "function_name")
-                    if k in meta and same(meta[k], call["tcid" if k == "tool_call_id" else "fn"])
-                ],
+                [k for k, target in CALL_METADATA.items() if k in meta and same(meta[k], call[target])],
             )
         extras = event.get("extras")
         exit_code = (extras.get("metadata") or {}).get("exit_code") if isinstance(extras, dict) else None

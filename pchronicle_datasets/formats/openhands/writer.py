@@ -10,16 +10,9 @@ import orjson
 from ...losses import for_document
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import source_fields
-from .reader import INVERSE, NAME
+from .fields import CALL, INVERSE, MESSAGE, NAME, RESULT, WRITTEN
 
 __all__ = ["encode", "events"]
-
-_WRITTEN = {
-    "": ("turns",),
-    "turn": ("id", "src", "msg", "tool_calls", "observation"),
-    "call": ("tcid", "fn", "args"),
-    "result": ("content", "source_call_id"),
-}
 
 
 def events(story: dict[str, Any]) -> list[dict[str, Any]]:
@@ -34,7 +27,7 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
         source = turn["src"] if turn["src"] in ("user", "agent") else "environment"
         calls = turn.get("tool_calls") or []
         if not calls:
-            out.append({"id": len(out), "source": source, "action": "message", "args": {"content": turn["msg"]}})
+            out.append({"id": len(out), "source": source, "action": MESSAGE, "args": {"content": turn["msg"]}})
         by_tcid = {}
         for n, call in enumerate(calls):
             args = dict(call["args"]) if isinstance(call["args"], dict) else {"arguments": call["args"]}
@@ -45,7 +38,7 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "id": len(out),
                     "source": "agent",
-                    "action": "call",
+                    "action": CALL,
                     "args": args,
                     "tool_call_metadata": {"function_name": call["fn"], "tool_call_id": call["tcid"]},
                 }
@@ -58,7 +51,7 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
             event: dict[str, Any] = {
                 "id": len(out),
                 "source": "agent",
-                "observation": "result",
+                "observation": RESULT,
                 "content": result.get("content"),
             }
             cause = by_tcid.get(result.get("source_call_id"))
@@ -67,7 +60,7 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
                 call = calls[[c["tcid"] for c in calls].index(result["source_call_id"])]
                 event["tool_call_metadata"] = {"function_name": call["fn"], "tool_call_id": call["tcid"]}
             out.append(event)
-    report_unwritten(story, NAME, _WRITTEN)
+    report_unwritten(story, NAME, WRITTEN)
     return out
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
-from .reader import NAME, is_record, read_record
+from .fields import NAME
+from .reader import is_record, read_record
 from .writer import encode
 
 __all__ = [

@@ -8,19 +8,7 @@ from ...errors import FormatError
 from ...jsonio import json_shape, json_type
 from ..layout import Layout
 from ..residual import origin
-
-NAME = "role-text"
-ROLE_SRC = {"ai": "agent"}  # every other role is its own source (system, user, …)
-SRC_ROLE = {"agent": "ai"}
-INVERSE = {"role": lambda src: SRC_ROLE.get(src, src)}
-#: root key → (Storyline pointer, the JSON type it must have to be mapped)
-ROOT = {
-    "instance_id": ("/session", str),
-    "model_name": ("/agent/model", str),
-    "target": ("/task/result/correct", bool),
-    "exit_status": ("/task/result/status", str),
-    "generated_patch": ("/task/result/final_answer", str),
-}
+from .fields import INVERSE, NAME, ROLE_SRC, ROOT
 
 
 def is_entry(value: Any) -> bool:

@@ -10,16 +10,9 @@ import orjson
 from ...losses import for_document, report_loss
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .reader import INVERSE, NAME, SRC_ROLE
+from .fields import INVERSE, NAME, RESULT_KEYS, SRC_ROLE, WRITTEN
 
 __all__ = ["encode", "record"]
-
-_WRITTEN = {
-    "": ("session", "turns", "task", "unknown_fields"),
-    "agent": ("id", "name", "model"),
-    "task": ("/task/result/correct", "/task/result/status", "/task/result/final_answer"),
-    "turn": ("id", "src", "msg"),
-}
 
 
 def record(story: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +26,7 @@ def record(story: dict[str, Any]) -> dict[str, Any]:
     if isinstance((story.get("agent") or {}).get("model"), str):
         out["model_name"] = story["agent"]["model"]
     result = ((story.get("task") or {}).get("result")) or {}
-    for key, target in (("correct", "target"), ("status", "exit_status"), ("final_answer", "generated_patch")):
+    for key, target in RESULT_KEYS.items():
         if key in result:
             out[target] = result[key]
     trajectory = []
@@ -44,7 +37,7 @@ def record(story: dict[str, Any]) -> dict[str, Any]:
             msg = "" if msg is None else orjson.dumps(msg).decode()
         trajectory.append({"role": SRC_ROLE.get(turn["src"], turn["src"]), "text": msg})
     out["trajectory"] = trajectory
-    report_unwritten(story, NAME, _WRITTEN)
+    report_unwritten(story, NAME, WRITTEN)
     env = envelope(other_sources(story, NAME))
     if env is not None:
         out["_storyline"] = env

@@ -24,7 +24,8 @@ from typing import Any
 
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
-from .reader import NAME, is_record, read_traj
+from .fields import NAME
+from .reader import is_record, read_traj
 from .writer import encode, trajectory
 
 __all__ = [

@@ -10,13 +10,7 @@ from ...errors import FormatError
 from ...jsonio import json_shape, json_type, try_loads
 from ..layout import Layout, same, walkable
 from ..residual import origin
-
-NAME = "swe-agent"
-ROLE_SRC = {"assistant": "agent"}
-SRC_ROLE = {"agent": "assistant"}
-INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool"}
-STEP_KEYS = ("action", "observation", "response", "thought")
-INFO = {"exit_status": "status", "submission": "final_answer"}  # info key → /task/result key (non-empty strings)
+from .fields import INFO, INVERSE, MODEL_PATH, NAME, ROLE_SRC, STATS, STEP_KEYS
 
 
 def is_record(value: Any) -> bool:
@@ -44,7 +38,7 @@ def model_name(replay_config: Any) -> str | None:
     if isinstance(replay_config, str):
         replay_config = try_loads(replay_config)[1]
     node = replay_config
-    for key in ("agent", "model", "name"):
+    for key in MODEL_PATH:
         node = node.get(key) if isinstance(node, dict) else None
     return node if isinstance(node, str) and node else None
 
@@ -128,7 +122,7 @@ class _Reader:
             if key in INFO and isinstance(val, str) and val:
                 task.setdefault("result", {})[INFO[key]] = val
                 lay.map(ptr, val, f"/task/result/{INFO[key]}", val)
-            elif key == "model_stats":
+            elif key == STATS:
                 story["final_metrics"] = val
                 lay.map(ptr, val, "/final_metrics", val)
             else:

@@ -11,18 +11,9 @@ import orjson
 from ...losses import for_document
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .reader import INVERSE, NAME, SRC_ROLE
+from .fields import INFO, INVERSE, MODEL_PATH, NAME, SRC_ROLE, STATS, WRITTEN
 
 __all__ = ["encode", "trajectory"]
-
-_WRITTEN = {
-    "": ("turns", "task", "final_metrics", "unknown_fields"),
-    "agent": ("id", "name", "model"),
-    "task": ("/task/env/name", "/task/result/status", "/task/result/final_answer"),
-    "turn": ("id", "src", "msg", "tool_calls", "observation"),
-    "call": ("tcid", "fn", "args"),
-    "result": ("content", "source_call_id"),
-}
 
 
 def _arguments(args: Any) -> str:
@@ -56,19 +47,21 @@ def trajectory(story: dict[str, Any]) -> dict[str, Any]:
     task = story.get("task") or {}
     info: dict[str, Any] = {}
     result = task.get("result") or {}
-    if "status" in result:
-        info["exit_status"] = result["status"]
-    if "final_answer" in result:
-        info["submission"] = result["final_answer"]
+    for key, field in INFO.items():
+        if field in result:
+            info[key] = result[field]
     if "final_metrics" in story:
-        info["model_stats"] = story["final_metrics"]
+        info[STATS] = story["final_metrics"]
     out_traj: dict[str, Any] = {"trajectory": [], "history": history, "info": info}
     env = (task.get("env") or {}).get("name")
     if isinstance(env, str):
         out_traj["environment"] = env
     if isinstance(story["agent"].get("model"), str):
-        out_traj["replay_config"] = {"agent": {"model": {"name": story["agent"]["model"]}}}  # SWE-agent's model
-    report_unwritten(story, NAME, _WRITTEN)
+        config: object = story["agent"]["model"]
+        for key in reversed(MODEL_PATH):  # where SWE-agent names its model
+            config = {key: config}
+        out_traj["replay_config"] = config
+    report_unwritten(story, NAME, WRITTEN)
     carried = envelope(other_sources(story, NAME))
     if carried is not None:
         out_traj["_storyline"] = carried

@@ -1,0 +1,174 @@
+"""One Copilot CLI events file (its parsed lines) → one Storyline document (the table in docs/formats/copilot-cli.md).
+
+``Session`` takes the events one at a time (``event(i, value)``, ``i`` the 0-based index among the non-blank
+lines): every event is planned (``/meta/copilot-cli/layout``: what it became, or None when it stays residual,
+whole, at ``/{i}``), and ``finish()`` gives the document.
+
+>>> session = Session("events.jsonl")
+>>> session.event(0, {"type": "session.start", "data": {"sessionId": "s1"}})
+>>> session.event(1, {"type": "user.message", "data": {"content": "hi"}})
+>>> story = session.finish()
+>>> story["turns"][0]["msg"], story["meta"]["copilot-cli"]["layout"]
+('hi', ['start', 'turn'])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import FormatError
+from ...linking import SOURCE_CALL_IDS
+from ...pointer import escape
+from ...schema import is_time
+from ..residual import Residual, origin
+from .fields import ASSISTANT, COMPLETE, EVENT_KEYS, NAME, SHUTDOWN, START, USER
+
+__all__ = ["Session"]
+
+
+class Session:
+    """The reading of one events file, an event at a time (its document: ``finish()``)."""
+
+    def __init__(self, document_id: str | None) -> None:
+        self.kept = Residual(NAME, document_id)
+        self.story: dict[str, Any] = {
+            "schema_version": "storyline/v1",
+            "origin": origin(NAME, document_id),
+            "session": "",
+            "agent": {"id": NAME},
+            "turns": [],
+        }
+        self.layout: list[Any] = []
+        self.calls: dict[str, dict[str, Any]] = {}  # source call id → its call in the document
+        self.renamed: dict[str, str] = {}
+
+    def event(self, i: int, ev: Any) -> None:
+        ptr, kept = f"/{i}", self.kept
+        while len(self.layout) < i:
+            self.layout.append(None)  # a line that was not JSON
+        kind = ev.get("type") if isinstance(ev, dict) else None
+        data = ev.get("data") if isinstance(ev, dict) else None
+        if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS:
+            kind = None
+        if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
+            self._start(ptr, ev)
+            self.layout.append("start")
+        elif kind in (USER, ASSISTANT) and type(data.get("content")) is str:
+            self._turn(ptr, ev)
+            self.layout.append("turn")
+        elif (
+            kind == COMPLETE
+            and data.get("toolCallId") in self.calls
+            and "result" not in self.calls[data["toolCallId"]]
+            and isinstance(data.get("result"), dict)
+            and "content" in data["result"]
+        ):
+            self._result(ptr, ev)
+            self.layout.append(["result", self.calls[data["toolCallId"]]["tcid"]])
+        elif kind == SHUTDOWN and "modelMetrics" in data and "final_metrics" not in self.story:
+            self.story["final_metrics"] = data["modelMetrics"]
+            self._rest(ptr, ev, ("type",), data, ("modelMetrics",))
+            self.layout.append("shutdown")
+        else:
+            kept.keep(ptr, ev)
+            self.layout.append(None)
+
+    def _rest(self, ptr: str, ev: dict, used: tuple, data: dict, data_used: tuple) -> None:
+        for key, v in ev.items():
+            if key not in used and key != "data":
+                self.kept.keep(f"{ptr}/{escape(key)}", v)
+        for key, v in data.items():
+            if key not in data_used:
+                self.kept.keep(f"{ptr}/data/{escape(key)}", v)
+
+    def _start(self, ptr: str, ev: dict) -> None:
+        data, story = ev["data"], self.story
+        story["session"] = data["sessionId"]
+        used = ["sessionId"]
+        if type(data.get("copilotVersion")) is str:
+            story["agent"]["ver"] = data["copilotVersion"]
+            used.append("copilotVersion")
+        if is_time(data.get("startTime")):
+            story["started_at"] = data["startTime"]
+            used.append("startTime")
+        self._rest(ptr, ev, ("type",), data, tuple(used))
+
+    def _turn(self, ptr: str, ev: dict) -> None:
+        data = ev["data"]
+        turn: dict[str, Any] = {
+            "id": len(self.story["turns"]) + 1,
+            "src": "user" if ev["type"] == USER else "agent",
+            "msg": data["content"],
+        }
+        used = ["content"]
+        ev_used = ["type"]
+        if is_time(ev.get("timestamp")):
+            turn["ts"] = ev["timestamp"]
+            ev_used.append("timestamp")
+        if ev["type"] == ASSISTANT:
+            if type(data.get("reasoningText")) is str:
+                turn["reason"] = data["reasoningText"]
+                used.append("reasoningText")
+            if type(data.get("outputTokens")) is int:
+                turn["metrics"] = {"completion_tokens": data["outputTokens"]}
+                used.append("outputTokens")
+            requests = data.get("toolRequests")
+            if isinstance(requests, list):
+                used.append("toolRequests")
+                calls = []
+                for c, req in enumerate(requests):
+                    rptr = f"{ptr}/data/toolRequests/{c}"
+                    if not (
+                        isinstance(req, dict)
+                        and type(req.get("toolCallId")) is str
+                        and req["toolCallId"]
+                        and type(req.get("name")) is str
+                        and req["name"]
+                        and "arguments" in req
+                    ):
+                        self.kept.keep(rptr, req)
+                        continue
+                    calls.append(self._call(req, rptr))
+                turn["tool_calls"] = calls
+        self.story["turns"].append(turn)
+        self._rest(ptr, ev, tuple(ev_used), data, tuple(used))
+
+    def _call(self, req: dict, rptr: str) -> dict[str, Any]:
+        cid = tcid = req["toolCallId"]
+        n = 2
+        while any(c["tcid"] == tcid for c in self.calls.values()) or tcid in self.renamed:
+            tcid, n = f"{cid}#{n}", n + 1
+        if tcid != cid:
+            self.renamed[tcid] = cid
+        call = {"tcid": tcid, "fn": req["name"], "args": req["arguments"]}
+        self.calls[cid] = call  # a later request with the same id takes its results
+        for key, v in req.items():
+            if key not in ("toolCallId", "name", "arguments"):
+                self.kept.keep(f"{rptr}/{escape(key)}", v)
+        return call
+
+    def _result(self, ptr: str, ev: dict) -> None:
+        data = ev["data"]
+        call = self.calls[data["toolCallId"]]
+        used = ["toolCallId", "result"]
+        if type(data.get("success")) is bool:
+            call["response"] = {"status": "success" if data["success"] else "error"}
+            used.append("success")
+        content = data["result"]["content"]
+        call["result"] = {"error": content} if data.get("success") is False else content
+        self._rest(ptr, ev, ("type",), data, tuple(used))
+        for key, v in data["result"].items():
+            if key != "content":
+                self.kept.keep(f"{ptr}/data/result/{escape(key)}", v)
+
+    def finish(self) -> dict[str, Any]:
+        story = self.story
+        if not story["session"]:
+            raise FormatError(
+                "a Copilot CLI events file starts with a session.start event naming its sessionId; this one has none",
+                pointer="",
+            )
+        story["meta"] = {NAME: {"version": 1, "layout": self.layout}}
+        if self.renamed:
+            story["meta"][SOURCE_CALL_IDS] = self.renamed
+        return self.kept.finish(story)

@@ -1,0 +1,152 @@
+"""Storyline documents → a Copilot CLI events file: a document read from Copilot CLI back as its file (the event
+layout in ``/meta/copilot-cli`` and the residual), any other document as a fresh session synthesized from its turns.
+
+>>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"},
+...          "turns": [{"id": 1, "src": "user", "msg": "hi"}]}
+>>> import json; [json.loads(line)["type"] for line in encode([story]).splitlines()]
+['session.start', 'user.message']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...errors import FormatError
+from ...linking import SOURCE_CALL_IDS, place_results
+from ...losses import report_loss
+from ...pointer import parse
+from ..residual import envelope, other_sources, source_fields
+from .fields import ASSISTANT, COMPLETE, NAME, SHUTDOWN, START, USER
+
+__all__ = ["encode"]
+
+
+def _put(node: Any, tokens: list[str], value: Any) -> None:
+    for k, token in enumerate(tokens[:-1]):
+        if isinstance(node, list):
+            node = node[int(token)]
+        else:
+            node = node.setdefault(token, [] if token == "toolRequests" and tokens[k + 1].isdigit() else {})
+    if isinstance(node, list):
+        index = int(tokens[-1])
+        while len(node) <= index:
+            node.append(None)
+        node[index] = value
+    else:
+        node[tokens[-1]] = value
+
+
+def _same_source(story: dict[str, Any], layout: list) -> list[Any]:
+    fields = (source_fields(story, NAME) or {}).get("fields") or {}
+    shown = (story.get("meta") or {}).get(SOURCE_CALL_IDS) or {}
+    by_tcid = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls") or ()}
+    turns = iter(story["turns"])
+    lines: list[Any] = []
+    for entry in layout:
+        if entry == "start":
+            data: dict[str, Any] = {"sessionId": story["session"]}
+            if "ver" in story["agent"]:
+                data["copilotVersion"] = story["agent"]["ver"]
+            if "started_at" in story:
+                data["startTime"] = story["started_at"]
+            lines.append({"type": START, "data": data})
+        elif entry == "turn":
+            turn = next(turns)
+            ev: dict[str, Any] = {
+                "type": USER if turn["src"] == "user" else ASSISTANT,
+                "data": {"content": turn["msg"]},
+            }
+            if "ts" in turn:
+                ev["timestamp"] = turn["ts"]
+            if "reason" in turn:
+                ev["data"]["reasoningText"] = turn["reason"]
+            if "completion_tokens" in (turn.get("metrics") or {}):
+                ev["data"]["outputTokens"] = turn["metrics"]["completion_tokens"]
+            if "tool_calls" in turn:
+                ev["data"]["toolRequests"] = [
+                    {"toolCallId": shown.get(c["tcid"], c["tcid"]), "name": c["fn"], "arguments": c["args"]}
+                    for c in turn["tool_calls"]
+                ]
+            lines.append(ev)
+        elif isinstance(entry, list):
+            call = by_tcid[entry[1]]
+            data = {"toolCallId": shown.get(call["tcid"], call["tcid"])}
+            status = (call.get("response") or {}).get("status")
+            if status is not None:
+                data["success"] = status == "success"
+            result = call.get("result")
+            if status == "error" and isinstance(result, dict):
+                result = result.get("error")
+            data["result"] = {"content": result}
+            lines.append({"type": COMPLETE, "data": data})
+        elif entry == "shutdown":
+            lines.append({"type": SHUTDOWN, "data": {"modelMetrics": story.get("final_metrics")}})
+        else:
+            lines.append(None)
+    # the residual in its place; a list of toolRequests rebuilt above makes room for its residual requests
+    for pointer, value in sorted(fields.items(), key=lambda kv: len(parse(kv[0]))):
+        tokens = parse(pointer)
+        i = int(tokens[0])
+        if len(tokens) == 1:
+            lines[i] = value
+            continue
+        node = lines[i]
+        if tokens[1:4] == ["data", "toolRequests"] and len(tokens) == 4:
+            node["data"]["toolRequests"].insert(int(tokens[3]), value)
+            continue
+        _put(node, tokens[1:], value)
+    return [line for line in lines if line is not None]
+
+
+def _synthesized(story: dict[str, Any]) -> list[Any]:
+    data: dict[str, Any] = {"sessionId": story["session"]}
+    if isinstance(story["agent"].get("ver"), str):
+        data["copilotVersion"] = story["agent"]["ver"]
+    if "started_at" in story:
+        data["startTime"] = story["started_at"]
+    carried = envelope(other_sources(story, NAME))
+    if carried is not None:
+        data["_storyline"] = carried
+    lines: list[Any] = [{"type": START, "data": data}]
+    placed, _ = place_results(story)
+    for t, turn in enumerate(story["turns"]):
+        if turn["src"] not in ("user", "agent"):
+            report_loss(f"not in {NAME}: /turns/*/src", pointer=f"/turns/{t}/src")
+            continue
+        msg = turn["msg"] if isinstance(turn["msg"], str) else orjson.dumps(turn["msg"]).decode()
+        ev: dict[str, Any] = {"type": USER if turn["src"] == "user" else ASSISTANT, "data": {"content": msg}}
+        if "ts" in turn:
+            ev["timestamp"] = turn["ts"]
+        if turn["src"] == "agent":
+            if isinstance(turn.get("reason"), str):
+                ev["data"]["reasoningText"] = turn["reason"]
+            ev["data"]["toolRequests"] = [
+                {"toolCallId": c["tcid"], "name": c["fn"], "arguments": c["args"]} for c in turn.get("tool_calls") or ()
+            ]
+        lines.append(ev)
+        for cid, _, content in placed.get(t, ()):
+            lines.append(
+                {"type": COMPLETE, "data": {"toolCallId": cid, "success": True, "result": {"content": content}}}
+            )
+    return lines
+
+
+def encode(stories: list[dict[str, Any]], **options: Any) -> str:
+    """The events file of one document ("" for none); several are refused (one file per session)."""
+    if not stories:
+        return ""
+    if len(stories) > 1:
+        raise FormatError(
+            f"a Copilot CLI events file holds one session, not {len(stories)}: convert --per-document", pointer=""
+        )
+    story = stories[0]
+    meta = story.get("meta") if isinstance(story.get("meta"), dict) else {}
+    layout = (meta.get(NAME) or {}).get("layout")
+    turns = sum(entry == "turn" for entry in layout) if isinstance(layout, list) else -1
+    if (story.get("origin") or {}).get("format") == NAME and turns == len(story["turns"]):
+        lines = _same_source(story, layout)
+    else:
+        lines = _synthesized(story)
+    return "".join(orjson.dumps(line).decode() + "\n" for line in lines)

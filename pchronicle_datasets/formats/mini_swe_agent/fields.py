@@ -1,0 +1,35 @@
+"""The mini-SWE-agent trajectory ↔ Storyline tables (docs/formats/mini-swe-agent.md is their prose), held once for
+reader and writer.
+
+>>> SRC_ROLE["agent"], INFO["submission"], INVERSE["tool_role"]("agent")
+('assistant', 'final_answer', 'tool')
+"""
+
+from __future__ import annotations
+
+NAME = "mini-swe-agent"
+
+#: message role → Storyline ``src`` (every other role is its own source); and back
+ROLE_SRC = {"assistant": "agent"}
+SRC_ROLE = {"agent": "assistant"}
+#: How the same-source writer gives back a value the pointer map derived (``formats/layout.py``): by rule name.
+INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool"}
+#: ``info`` key → ``/task/result`` key (non-empty strings); ``info.model_stats`` is ``/final_metrics``,
+#: ``info.mini_version`` ``/agent/ver``.
+INFO = {"exit_status": "status", "submission": "final_answer"}
+STATS = "model_stats"
+VERSION = "mini_version"
+#: Where ``info`` names the model (a copy in ``/agent/model``: ``info.config`` stays residual).
+MODEL_PATH = ("config", "model", "model_name")
+
+#: What documents not read from mini-swe-agent are written as (``trajectory_format``).
+WRITTEN_FORMAT = "mini-swe-agent-1.1"
+#: What the writer for documents of other formats writes (``layout.report_unwritten`` counts every other value).
+WRITTEN = {
+    "": ("session", "turns", "task", "final_metrics", "unknown_fields"),
+    "agent": ("id", "name", "ver", "model"),
+    "task": ("/task/result/status", "/task/result/final_answer"),
+    "turn": ("id", "src", "msg", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args"),
+    "result": ("content", "source_call_id"),
+}
