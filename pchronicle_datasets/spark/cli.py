@@ -9,6 +9,7 @@ of JSON Lines files of the bad records.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 
@@ -19,12 +20,37 @@ from .write import write_format, write_parquet
 __all__ = ["convert"]
 
 
+# The error a task raised, as Spark reports it (at the end of the worker's traceback, inside a Java exception).
+_TASK_ERROR = re.compile(r"pchronicle_datasets\.\w+(?:\.\w+)*\.\w+Error: (.+)")
+
+
 def convert(args: argparse.Namespace) -> int:
-    """Run ``convert`` with Spark; ``args`` are the CLI's (``inputs``, ``source``, ``target``, ``output``…)."""
+    """Run ``convert`` with Spark; ``args`` are the CLI's (``inputs``, ``source``, ``target``, ``output``…). A
+    bad record that fails the job (``--on-bad-records error``: a bad line, a decompression bomb past
+    ``--max-decompressed-size``, a record past ``--max-record-size``) ends the command with the local engine's
+    message, exit status 1."""
+    try:
+        return _convert(args)
+    except Exception as exc:  # pyspark's PythonException / Py4JJavaError carry the task's error as text
+        found = _TASK_ERROR.findall(str(exc))
+        if not found:
+            raise
+        message = found[-1]
+        raise SystemExit(f"pchronicle-datasets: {message.strip()}") from None
+
+
+def _convert(args: argparse.Namespace) -> int:
     if args.per_document:
         raise SystemExit("pchronicle-datasets: --per-document is not available with --engine spark")
     spark = local_session(args.master or "local[*]", app_name="pchronicle-datasets convert")
-    got = read(spark, args.inputs, args.source, on_bad_records=args.on_bad_records).cache()
+    got = read(
+        spark,
+        args.inputs,
+        args.source,
+        on_bad_records=args.on_bad_records,
+        max_decompressed_size=args.max_decompressed_size,
+        max_record_size=args.max_record_size,
+    ).cache()
     rows = got.rows
     if args.target == "parquet":
         write_parquet(rows, args.output, mode="overwrite")
