@@ -43,6 +43,7 @@ from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
 from .formats import capability, format_names, iter_records
 from .formats.base import as_bytes
 from .formats.residual import origin
+from .formats.source import MAX_RECORD_SIZE, check_record_size
 from .gc_pause import gc_paused
 from .loading.ids import document_ids
 from .loading.policy import BadRecords, check_policy, prepare_quarantine
@@ -78,7 +79,10 @@ class PchronicleConfig(datasets.BuilderConfig):
     ``quarantine_file`` when given). ``batch_size``: documents per Arrow batch. ``max_decompressed_size``: the
     most bytes one compressed file may decompress to (``compression.MAX_DECOMPRESSED_SIZE``, 64 GiB, by
     default); beyond it the file ends with a ``DecompressionLimitError`` naming the file and the limit (files
-    are read as streams, so a bomb costs time, never memory).
+    are read as streams, so a bomb costs time, never memory). ``max_record_size``: the most bytes one record
+    may hold — a JSON Lines line, or a file that is one JSON value (``source.MAX_RECORD_SIZE``, 512 MiB, by
+    default); a longer one is a ``RecordTooLargeError`` bad record naming the file and line, never held in
+    memory (under ``"skip"`` it is counted and quarantined without its text).
     """
 
     name: str = "auto"
@@ -86,6 +90,7 @@ class PchronicleConfig(datasets.BuilderConfig):
     quarantine_file: str | None = None
     batch_size: int = 256
     max_decompressed_size: int = MAX_DECOMPRESSED_SIZE
+    max_record_size: int = MAX_RECORD_SIZE
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -101,6 +106,7 @@ class PchronicleConfig(datasets.BuilderConfig):
             raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
         if type(self.max_decompressed_size) is not int or self.max_decompressed_size < 1:
             raise ValueError(f"max_decompressed_size must be a positive integer, got {self.max_decompressed_size!r}")
+        check_record_size(self.max_record_size)
 
 
 class Pchronicle(datasets.ArrowBasedBuilder):
@@ -218,13 +224,23 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         fmt = _splittable(path, self.config.name)
         if n == 1 and fmt is None:
             records = iter_records(
-                self.config.name, f, name, max_size=self.config.max_decompressed_size, sidecar=sidecar
+                self.config.name,
+                f,
+                name,
+                max_size=self.config.max_decompressed_size,
+                sidecar=sidecar,
+                max_record_size=self.config.max_record_size,
             )
         else:
             # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file
             # itself, which it can read again by offset (no spill file), and the part's byte range.
             module = capability(fmt or self.config.name, "splittable")
-            records = module.iter_records(f, name, byte_range=_byte_range(path, k, n) if n > 1 else None)
+            records = module.iter_records(
+                f,
+                name,
+                byte_range=_byte_range(path, k, n) if n > 1 else None,
+                max_record_size=self.config.max_record_size,
+            )
         records = with_children(records, getattr(self, "_links", None) or {})
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
         batch = 0

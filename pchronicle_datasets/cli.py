@@ -18,6 +18,7 @@ import json
 import re
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import capability, format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
+from .formats.source import MAX_RECORD_SIZE
 from .loading.policy import CommandBadRecords
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
@@ -89,7 +91,11 @@ def _read_sidecar(path: str) -> bytes:
 
 
 def _records(
-    paths: Sequence[str], fmt: str, desc: str, max_size: int = MAX_DECOMPRESSED_SIZE
+    paths: Sequence[str],
+    fmt: str,
+    desc: str,
+    max_size: int = MAX_DECOMPRESSED_SIZE,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Iterator[tuple[str, Record]]:
     """Every record of every input, each file read as a stream (memory: the records being made); a folder is
     its files (``sidecars.folder_files``), a sidecar given to its file's reader instead of read as a document."""
@@ -100,7 +106,9 @@ def _records(
         sidecar = _read_sidecar(paths[side[k]]) if k in side else read_sidecar(path)
         data = _read(path)
         try:
-            for rec in iter_records(fmt, data, path, max_size=max_size, sidecar=sidecar):
+            for rec in iter_records(
+                fmt, data, path, max_size=max_size, sidecar=sidecar, max_record_size=max_record_size
+            ):
                 yield path, rec
         except OSError as exc:
             raise _fail(f"cannot read {path}: {exc}") from None
@@ -116,7 +124,7 @@ def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
 def _iter_stories(
     args: argparse.Namespace, desc: str, bad: CommandBadRecords, redactor: Redactor | None = None
 ) -> Iterator[dict[str, Any]]:
-    for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size):
+    for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size, args.max_record_size):
         if rec.error is not None:
             bad(path, rec)
         elif redactor is not None:  # redaction (redact/): a failure raises, so nothing is written or pushed
@@ -134,7 +142,7 @@ def _batches(stories: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[l
 
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = documents = 0
-    for path, rec in _records(args.inputs, args.source, "validating", args.max_decompressed_size):
+    for path, rec in _records(args.inputs, args.source, "validating", args.max_decompressed_size, args.max_record_size):
         if rec.error is None:
             documents += 1
             continue
@@ -217,7 +225,7 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
 
     names = targets()
     files: dict[str, dict[str, Any]] = {}
-    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
+    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
         entry = files.setdefault(path, {"documents": 0, "bad": 0, "reports": {t: LossReport() for t in names}})
         if rec.error is not None:
             entry["bad"] += 1
@@ -268,7 +276,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     shapes: collections.Counter = collections.Counter()  # messages per provider shape (the reader's hints)
     notes: collections.Counter = collections.Counter()
     flagged: collections.Counter = collections.Counter({flag: 0 for flag in FLAGS})  # pc.flags, per flag
-    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size):
+    for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
         if rec.error is not None:
             totals["bad"] += 1
             bad.add(path, rec)
@@ -553,6 +561,20 @@ def _write_examples(
     return count
 
 
+def _write_arrow(stories: Iterator[dict[str, Any]], arrow: Path) -> int:
+    """Rows as an Arrow stream file (``Dataset.from_file`` maps it), a batch at a time; the count."""
+    batches = _batches(stories)
+    first = next(batches, [])
+    table = rows_to_table(story_to_row(s, check=False) for s in first)
+    count = len(first)
+    with pa.ipc.new_stream(arrow, table.schema) as writer:
+        writer.write_table(table)
+        for batch in batches:
+            writer.write_table(rows_to_table(story_to_row(s, check=False) for s in batch))
+            count += len(batch)
+    return count
+
+
 def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> int:
     """Rows as Parquet (one row group per batch) or as a datasets folder (an Arrow file first, memory-mapped)."""
     arrow = tmp.with_name(tmp.name + ".arrow") if target == "dataset" else None
@@ -588,17 +610,25 @@ def _write_table(target: str, stories: Iterator[dict[str, Any]], tmp: Path) -> i
 def cmd_push(args: argparse.Namespace) -> int:
     from datasets import Dataset
 
-    from .hub import push_to_hub
-    from .training import MESSAGES_FEATURES, SHAREGPT_FEATURES, to_messages, to_sharegpt
-
     # Redaction (on unless --no-redact) runs on each document as it is read, then push_to_hub scans the rows it
     # uploads again (the rendered training rows too); any failure raises before anything is uploaded.
     redactor = redaction.redactor_from_args(args)
     if redactor is None:  # --no-redact: said before anything is read, and again at the end
         redaction.print_report(None, pushed=True)
     bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs)
-    stories = list(_iter_stories(args, "reading", bad, redactor))
-    ds = Dataset(rows_to_table(story_to_row(s, check=False) for s in stories))
+    # The rows go to an Arrow file a batch at a time and the dataset maps it from disk: memory holds a batch,
+    # not every document and its table (a 1 GB capture pushed as sharegpt held 1.69 GB). The folder (and the
+    # map's cache files in it) is removed on every exit path, as the push's staged folder is.
+    with tempfile.TemporaryDirectory(prefix="pchronicle-push-rows-") as tmp:
+        arrow = Path(tmp) / "rows.arrow"
+        _write_arrow(_iter_stories(args, "reading", bad, redactor), arrow)
+        return _push(args, Dataset.from_file(str(arrow)), redactor)
+
+
+def _push(args: argparse.Namespace, ds: Any, redactor: Redactor | None) -> int:
+    from .hub import push_to_hub
+    from .training import MESSAGES_FEATURES, SHAREGPT_FEATURES, to_messages, to_sharegpt
+
     conversion = f"{args.source} → Storyline rows"
     layout = {"traces": "traces", "rows+traces": "both"}.get(args.to, "parquet")
     with collect_losses() as losses:
@@ -642,6 +672,14 @@ def _add_reading(p: argparse.ArgumentParser, *, policy: bool = True) -> None:
         metavar="BYTES",
         help="the most bytes one compressed input may decompress to (default 64G; suffixes K, M, G, T): a "
         "decompression bomb stops there with an error naming the file and the limit",
+    )
+    p.add_argument(
+        "--max-record-size",
+        type=_size,
+        default=MAX_RECORD_SIZE,
+        metavar="BYTES",
+        help="the most bytes one record may hold: a JSON Lines line, or a file that is one JSON value (default "
+        "512M; suffixes K, M, G, T); a longer one is a bad record naming the file and line, never read into memory",
     )
     if policy:
         p.add_argument(

@@ -409,6 +409,73 @@ def test_the_data_source_quarantines_or_refuses_to_lose(spark, tmp_path):
     assert sorted(r["line"] for r in only_bad) == sorted(e["line"] for e in entries)
 
 
+def _capture_with_a_long_line(path: Path, size: int = 8192) -> Path:
+    rows = [
+        {"session_id": sid, "step_id": 1, "messages": [{"role": "user", "content": content}],
+         "response": {"role": "assistant", "content": "ok"}}
+        for sid, content in (("a", "hi"), ("b", "x" * size), ("c", "hi"))
+    ]  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("split", [None, 1000])
+def test_max_record_size_refuses_the_line_as_the_local_loader_does(spark, tmp_path, split):
+    cap = _capture_with_a_long_line(tmp_path / "cap.jsonl")
+    options = {"split_size": split} if split else {}
+    got = pcs.read(spark, str(cap), "openai-msg", on_bad_records="skip", max_record_size=4096, **options).cache()
+    assert [s["session"] for s in _stories(got.rows.collect())] == ["a", "c"]
+    [entry] = [r.asDict() for r in got.bad_records.collect()]
+    assert (entry["line"], entry["error_type"], entry["record"]) == (2, "RecordTooLargeError", None)
+    assert "max_record_size (4,096 bytes)" in entry["error"]
+    with pytest.raises(Exception, match=r"max_record_size \(4,096 bytes\).* in cap\.jsonl line 2"):
+        pcs.read(spark, str(cap), "openai-msg", max_record_size=4096, **options).rows.collect()
+    assert len(pcs.read(spark, str(cap), "openai-msg", **options).rows.collect()) == 3  # the default reads it
+
+
+def test_max_decompressed_size_stops_a_bomb_in_spark_too(spark, tmp_path):
+    """A bzip2 of 16 MiB of whitespace: zero documents by default, the local loader's error with a 1 MiB limit
+    (both through pcs.read and the data source's option)."""
+    import bz2
+
+    bomb = tmp_path / "bomb.jsonl.bz2"
+    bomb.write_bytes(bz2.compress(b" " * (16 << 20), 9))
+    assert pcs.read(spark, str(bomb)).rows.count() == 0
+    with pytest.raises(Exception, match="decompresses to more than 1,048,576 bytes"):
+        pcs.read(spark, str(bomb), max_decompressed_size=1 << 20).rows.collect()
+    pcs.register(spark)
+    reader = spark.read.format("pchronicle").option("maxDecompressedSize", str(1 << 20))
+    with pytest.raises(Exception, match=r"DecompressionLimitError\] in bomb\.jsonl\.bz2"):
+        reader.load(str(bomb)).collect()
+    with pytest.raises(Exception, match="maxRecordSize must be a positive whole number of bytes"):
+        spark.read.format("pchronicle").option("maxRecordSize", "0").load(str(bomb)).collect()
+
+
+def test_the_spark_cli_ends_with_the_tasks_error(monkeypatch, capsys):
+    """A failed job's error reaches the user as the local engine's message and exit status 1, not a Java trace."""
+    from pchronicle_datasets.spark import cli as spark_cli
+
+    trace = (
+        "org.apache.spark.api.python.PythonException: Traceback (most recent call last):\n  File ...\n"
+        "pchronicle_datasets.errors.BadRecordError: (root): the bzip2 data decompresses to more than 64 bytes "
+        "[DecompressionLimitError] in b.bz2\n SQLSTATE: 38000."
+    )
+
+    def failing(args):
+        raise RuntimeError(trace)
+
+    monkeypatch.setattr(spark_cli, "_convert", failing)
+    with pytest.raises(SystemExit) as stop:
+        spark_cli.convert(None)
+    assert stop.value.code == (
+        "pchronicle-datasets: (root): the bzip2 data decompresses to more than 64 bytes [DecompressionLimitError] "
+        "in b.bz2"
+    )
+    monkeypatch.setattr(spark_cli, "_convert", lambda args: (_ for _ in ()).throw(RuntimeError("other")))
+    with pytest.raises(RuntimeError, match="other"):  # anything else is not hidden
+        spark_cli.convert(None)
+
+
 # ------------------------------------------------------------------------------------------ converting
 
 

@@ -40,7 +40,7 @@ from . import (
     swe_agent,
 )
 from .base import CAPABILITIES, Format, Record, as_bytes, documents, first_value, first_values, parse_file
-from .source import BOM, Source, file_chunks, utf8
+from .source import BOM, MAX_RECORD_SIZE, Oversized, Source, file_chunks, utf8
 
 __all__ = [
     "capability",
@@ -389,6 +389,8 @@ def _samples(data: bytes | Source) -> Iterator[Any]:
         yield from first_values(data)
         return
     head = data.first_lines(DETECT_RECORDS + 1)  # one more: whether the file goes on past what detection looks at
+    # A line beyond max_record_size was not kept: the lines after it decide (the reader refuses it on its own).
+    head = [line for line in head if not isinstance(line[2], Oversized)] if len(head) > 1 else head
     if head and isinstance(first_value(head[0][2]), (dict, list)):
         yield from first_values(b"\n".join(raw for *_, raw in head))
         return
@@ -402,6 +404,7 @@ def iter_records(
     *,
     max_size: int = MAX_DECOMPRESSED_SIZE,
     sidecar: bytes | None = None,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Iterator[Record]:
     """Every record of one source file, each with its document or the error that refused it, in file order.
 
@@ -410,7 +413,10 @@ def iter_records(
     (several members too), zstd, bzip2 or xz compressed, decompressed as it is read; compressed data cut short
     gives the records of its complete lines, then one error record naming the byte offset of the cut; more
     than ``max_size`` decompressed bytes (``compression.MAX_DECOMPRESSED_SIZE`` by default) end the file with
-    one ``DecompressionLimitError`` record naming the limit, before memory grows. ``fmt`` may be ``"auto"``:
+    one ``DecompressionLimitError`` record naming the limit, before memory grows; a record larger than
+    ``max_record_size`` (``source.MAX_RECORD_SIZE``, 512 MiB, by default: a line, or a file that is one JSON
+    value) is one ``RecordTooLargeError`` record naming the file, the line and the limit, its text never held
+    (``source.Source``). ``fmt`` may be ``"auto"``:
     the format is detected from the content (``detect``). ``sidecar``: the bytes of the file's sidecar
     (``sidecars.py``), given to a reader that takes one."""
     if isinstance(data, Mapping) or not (
@@ -418,8 +424,8 @@ def iter_records(
     ):
         raise TypeError(f"a reader takes the file's text, bytes, binary file or byte chunks, got {type(data).__name__}")
     try:
-        src = Source(iter_decompressed(_raw_chunks(data, document_id), document_id=document_id, max_size=max_size),
-                     document_id)  # fmt: skip
+        chunks = iter_decompressed(_raw_chunks(data, document_id), document_id=document_id, max_size=max_size)
+        src = Source(chunks, document_id, max_record_size)
         blank = src.is_blank()
     except FormatError as exc:
         yield Record(None, b"", error=exc)
@@ -518,18 +524,24 @@ def _chunk(c: Any) -> bytes:
 
 
 def into_storyline(
-    fmt: str, data: Any, *, document_id: str | None = None, max_size: int = MAX_DECOMPRESSED_SIZE
+    fmt: str,
+    data: Any,
+    *,
+    document_id: str | None = None,
+    max_size: int = MAX_DECOMPRESSED_SIZE,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> list[dict[str, Any]]:
     """Decode ``data`` (the text or bytes of one source file, a binary file object or byte chunks) into valid
     Storyline documents.
 
     ``document_id`` names the source (usually its relative path) in errors and in ``/origin``; ``data``
-    may be compressed (gzip, zstd, bzip2, xz; at most ``max_size`` bytes decompressed); ``fmt`` may be
-    ``"auto"``. Raises ``FormatError`` or ``StorylineError`` with the pointer of the first problem.
+    may be compressed (gzip, zstd, bzip2, xz; at most ``max_size`` bytes decompressed); no record may be larger
+    than ``max_record_size`` bytes; ``fmt`` may be ``"auto"``. Raises ``FormatError`` or ``StorylineError`` with
+    the pointer of the first problem.
     """
     if fmt != "auto":
         get_format(fmt)  # an unknown name fails before any data is read
-    return documents(iter_records(fmt, data, document_id, max_size=max_size))
+    return documents(iter_records(fmt, data, document_id, max_size=max_size, max_record_size=max_record_size))
 
 
 def from_storyline(fmt: str, stories: Mapping[str, Any] | Iterable[Mapping[str, Any]], **options: Any) -> str:

@@ -16,7 +16,7 @@ import orjson
 
 from ..errors import FormatError, PchronicleError
 from ..jsonio import loads, may_hold_big_int
-from .source import BOM, Source, as_source, is_blank_line, utf8
+from .source import BOM, Oversized, Source, as_source, is_blank_line, too_long, utf8
 
 __all__ = [
     "CAPABILITIES",
@@ -109,12 +109,13 @@ class Format(Protocol):
 class Splittable(Protocol):
     """Its big JSON Lines files may be read in byte ranges: ``iter_records(…, byte_range=(start, end))`` gives
     the records that start in ``[start, end)`` (``end`` None: the file's end), the parts of a file in order
-    giving exactly the file's records (openai-msg: the sessions whose first row starts there)."""
+    giving exactly the file's records (openai-msg: the sessions whose first row starts there); it takes
+    ``max_record_size`` too (``source.Source``), since the engine hands it the file, not a ``Source``."""
 
     SPLITTABLE: Literal[True]
 
     def iter_records(
-        self, data: Any, document_id: str | None = None, *, byte_range: Any = None
+        self, data: Any, document_id: str | None = None, *, byte_range: Any = None, max_record_size: int = ...
     ) -> Iterator[Record]: ...
 
 
@@ -378,11 +379,16 @@ def parse_line(raw: bytes, document_id: str | None, line: int | None) -> tuple[A
     >>> parse_line(b'{"a": 1}', "f.jsonl", 3)
     ({'a': 1}, False)
     """
+    refused = too_long(raw, document_id, line)  # a line the splitter did not keep (beyond max_record_size)
+    if refused is not None:
+        return refused, False
     big = may_hold_big_int(raw)
     try:
         return loads(raw, document_id=document_id, line=line, scan=big), big
     except FormatError as exc:
-        return exc, big
+        # Kept by the caller (a bad line's record): without its traceback, whose frames would hold the parser's
+        # locals for as long as the record lives.
+        return exc.with_traceback(None), big
 
 
 #: What a file's first non-blank line says about the file (``first_line_kind``).
@@ -398,6 +404,8 @@ def first_line_kind(raw: bytes) -> LineKind:
     >>> [first_line_kind(r) for r in (b'{"a": 1}', b"42", b"{x", b'{"a":')]
     ['row', 'scalar', 'broken', 'open']
     """
+    if isinstance(raw, Oversized):
+        return "broken"  # not kept: what follows decides, as for a broken line
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

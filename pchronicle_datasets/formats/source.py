@@ -21,6 +21,16 @@ Two things never grow memory:
 
 A file that is one JSON document is held whole (``read_all``): it is one document being assembled.
 
+``max_record_size`` (``MAX_RECORD_SIZE``, 512 MiB, by default) bounds what one record may hold: a line longer
+than it is not buffered past the limit — the rest of it is counted, not kept — and is handed out as an empty
+``Oversized`` raw, which ``base.parse_line`` turns into a ``RecordTooLargeError`` naming the file, the line,
+the limit and the option that raises it (``record_too_large``); a file that is one JSON value (read whole)
+larger than it is refused the same way by ``read_all``. This is the one place every engine's line splitting
+goes through (the datasets builder, the CLI, Spark's whole files; Spark's split parts check their lines with
+``too_long``). Whitespace runs inside a line are kept only up to ``WHITESPACE_KEPT`` bytes too: trailing
+whitespace beyond it is dropped (no JSON value changes), and a line whose text goes on after such a run is
+refused, since its exact bytes were not kept.
+
 When the chunks stop with a ``FormatError`` (compressed data cut short or corrupt), the lines before it
 are still handed out, the incomplete last line is kept as ``cut``, and ``error`` names the first line lost,
 as ``compression.decompress_file`` does for a whole file.
@@ -38,11 +48,96 @@ from typing import Any
 from ..compression import DecompressionLimitError
 from ..errors import FormatError
 
-__all__ = ["BOM", "CHUNK", "WHITESPACE_KEPT", "Source", "as_source", "file_chunks", "is_blank_line", "utf8"]
+__all__ = [
+    "BOM",
+    "CHUNK",
+    "MAX_RECORD_SIZE",
+    "WHITESPACE_KEPT",
+    "Oversized",
+    "RecordTooLargeError",
+    "Source",
+    "as_source",
+    "check_record_size",
+    "file_chunks",
+    "is_blank_line",
+    "record_too_large",
+    "too_long",
+    "utf8",
+]
 
 CHUNK = 1 << 20  # bytes read from a file object at a time
 WHITESPACE_KEPT = 1 << 20  # whitespace kept at the start of a line (and of the file, for read_all)
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark, skipped at the start of a file
+#: The most bytes one record (a JSON Lines line, or a file that is one JSON value) may hold: far beyond any real
+#: trajectory line, and small enough that parsing one (orjson builds several times its size) fits in memory.
+MAX_RECORD_SIZE = 512 << 20
+
+
+class RecordTooLargeError(FormatError):
+    """A record (a line, or a file that is one JSON value) is larger than ``max_record_size``: refused before it
+    is held in memory."""
+
+
+class Oversized(bytes):
+    """The raw of a line that was not kept: empty bytes carrying why (``size``: the line's length; ``limit``;
+    ``whitespace``: refused for a dropped whitespace run, not its size). ``base.parse_line`` refuses it."""
+
+    size: int
+    limit: int
+    whitespace: bool
+
+
+def _oversized(size: int, limit: int, whitespace: bool = False) -> Oversized:
+    raw = Oversized()
+    raw.size, raw.limit, raw.whitespace = size, limit, whitespace
+    return raw
+
+
+def record_too_large(
+    size: int | None, limit: int, document_id: str | None, line: int | None, *, whole: bool = False
+) -> RecordTooLargeError:
+    """THE refusal of a record beyond ``max_record_size``, the same in every engine: it names the file and line
+    (``document_id``, ``line``), the limit and the options that raise it (``size`` None: not known, the reader
+    stopped at the limit).
+
+    >>> print(record_too_large(5000, 4096, "cap.jsonl", 3))  # doctest: +NORMALIZE_WHITESPACE
+    (root): the line is 5,000 bytes, more than max_record_size (4,096 bytes): refused without holding it; raise
+    max_record_size (load_dataset(..., max_record_size=N), --max-record-size) to read it in cap.jsonl line 3
+    """
+    if whole:
+        amount = f"the file is one JSON value of more than {limit:,} bytes (max_record_size)"
+    elif size is None:
+        amount = f"the line is more than max_record_size ({limit:,} bytes)"
+    else:
+        amount = f"the line is {size:,} bytes, more than max_record_size ({limit:,} bytes)"
+    return RecordTooLargeError(
+        f"{amount}: refused without holding it; raise max_record_size (load_dataset(..., max_record_size=N), "
+        "--max-record-size) to read it",
+        document_id=document_id,
+        line=line,
+    )
+
+
+def too_long(raw: bytes, document_id: str | None, line: int | None) -> FormatError | None:
+    """The error of a line the splitter did not keep (an ``Oversized`` raw), else None."""
+    if not isinstance(raw, Oversized):
+        return None
+    if raw.whitespace:
+        return FormatError(
+            f"the line holds a run of more than {WHITESPACE_KEPT:,} bytes of whitespace followed by more text: "
+            "refused (such a run is not kept in memory, so the line's exact text is lost); remove the run",
+            document_id=document_id,
+            line=line,
+        )
+    return record_too_large(raw.size, raw.limit, document_id, line)
+
+
+def check_record_size(limit: object) -> int:
+    """``limit`` when it is a positive whole number of bytes; ``ValueError`` otherwise."""
+    if type(limit) is not int or limit < 1:
+        raise ValueError(f"max_record_size must be a positive integer (bytes), got {limit!r}")
+    return limit
+
 
 Line = tuple[int, int, bytes]  # (1-based physical line number, byte offset of raw in the stream, raw)
 
@@ -69,9 +164,9 @@ def utf8(text: str, document_id: str | None = None) -> bytes:
         raise FormatError("text holds a lone surrogate, which is not valid UTF-8", document_id=document_id) from None
 
 
-def as_source(data: Any, document_id: str | None = None) -> Source:
+def as_source(data: Any, document_id: str | None = None, max_record_size: int = MAX_RECORD_SIZE) -> Source:
     """``data`` as a ``Source``: ``str`` (encoded as UTF-8; a lone surrogate is a ``FormatError``), bytes-like,
-    a binary file object, an iterable of byte chunks, or a ``Source`` (returned as it is).
+    a binary file object, an iterable of byte chunks, or a ``Source`` (returned as it is, with its own limit).
 
     >>> as_source(["{\\"a\\"", ": 1}"]).read_all()
     b'{"a": 1}'
@@ -81,11 +176,12 @@ def as_source(data: Any, document_id: str | None = None) -> Source:
     if isinstance(data, str):
         data = utf8(data, document_id)
     if isinstance(data, (bytes, bytearray, memoryview)):
-        return Source([bytes(data)], document_id)
+        return Source([bytes(data)], document_id, max_record_size)
     if hasattr(data, "read"):
-        return Source(file_chunks(data), document_id)
+        return Source(file_chunks(data), document_id, max_record_size)
     if isinstance(data, Iterable):
-        return Source((c.encode("utf-8") if isinstance(c, str) else bytes(c) for c in data), document_id)
+        chunks = (c.encode("utf-8") if isinstance(c, str) else bytes(c) for c in data)
+        return Source(chunks, document_id, max_record_size)
     raise TypeError(f"a reader takes text, bytes, a binary file or byte chunks, got {type(data).__name__}")
 
 
@@ -105,8 +201,16 @@ class Source:
     ``size`` is the number of bytes read so far.
     """
 
-    def __init__(self, chunks: Iterable[bytes], document_id: str | None = None) -> None:
+    def __init__(
+        self, chunks: Iterable[bytes], document_id: str | None = None, max_record_size: int = MAX_RECORD_SIZE
+    ) -> None:
         self.document_id = document_id
+        self.max_record_size = check_record_size(max_record_size)
+        self._seen_len = 0  # bytes in _seen
+        self._too_big = False  # _seen went past max_record_size: the file cannot be read whole
+        self._run = 0  # bytes of whitespace at the end of _seen
+        self._gap = False  # a whitespace run after text went past WHITESPACE_KEPT and is missing from _seen
+        self._gapped = False  # text came after such a run: the file cannot be read whole exactly
         self.error: FormatError | None = None
         self.cut = b""
         self.size = 0
@@ -153,9 +257,29 @@ class Source:
                         self._trimmed = True
                         yield chunk
                         continue
+                elif chunk.isspace():
+                    # Whitespace after text: as the splitter does, a run is kept up to WHITESPACE_KEPT bytes only
+                    # (a value followed by a bomb of spaces reads the same without it).
+                    self._leading = None
+                    self._run += len(chunk)
+                    if self._run > WHITESPACE_KEPT:
+                        self._gap = True
+                        yield chunk
+                        continue
                 else:
                     self._leading = None
+                    if self._gap:
+                        # Text after a run that was not kept: the exact whole text is lost (read_all refuses it;
+                        # JSON Lines are read line by line and do not need it).
+                        self._seen, self._gapped = None, True
+                        yield chunk
+                        continue
+                    self._run = len(chunk) - len(chunk.rstrip())
                 self._seen.append(chunk)
+                self._seen_len += len(chunk)
+                if self._seen_len > self.max_record_size:
+                    # Past the limit the whole text can never be read (read_all refuses it): stop keeping it.
+                    self._seen, self._too_big = None, True
             yield chunk
 
     def _next_raw(self) -> bytes | None:
@@ -171,12 +295,31 @@ class Source:
             return None
 
     def _scan(self) -> Iterator[Line]:
+        limit = self.max_record_size
         number = offset = carry_len = carry_start = 0
         carry: list[bytes] = []  # the pieces of the current, unterminated line
         first = True
+        skipping: int | None = None  # bytes of an over-limit line so far, while its rest is counted, not kept
+        skip_ws = False  # the line is skipped for text after a whitespace run that was not kept, not its size
+        dropped = 0  # bytes of the current line's whitespace run past WHITESPACE_KEPT: counted, not kept
+        run = 0  # bytes of whitespace at the end of the current line's kept text
         for chunk in self._chunks():
             if first:  # offsets count the bytes of the stream, a dropped byte-order mark too
                 offset, first = (len(BOM) if self._bom else 0), False
+            if skipping is not None:
+                # The rest of a line that is not kept: only its length, up to its newline.
+                nl = chunk.find(b"\n")
+                if nl < 0:
+                    skipping += len(chunk)
+                    offset += len(chunk)
+                    continue
+                number += 1
+                yield number, carry_start, _oversized(skipping + nl, limit, skip_ws)
+                skipping, skip_ws, dropped, run = None, False, 0, 0
+                offset += nl + 1
+                chunk = chunk[nl + 1 :]
+                if not chunk:
+                    continue
             if chunk.isspace() and (not carry or (carry_len <= WHITESPACE_KEPT and b"".join(carry).isspace())):
                 # Blank lines only (a whitespace bomb, or padding): counted at C speed, no line handed out.
                 nl = chunk.rfind(b"\n")
@@ -194,36 +337,73 @@ class Source:
                     carry, carry_len = [], 0  # whitespace beyond WHITESPACE_KEPT at a line's start: not kept
                 offset += len(chunk)
                 continue
+            if carry and b"\n" not in chunk and chunk.isspace():
+                # Whitespace after a line's text (padding, or a bomb in a line): kept up to WHITESPACE_KEPT
+                # bytes, then only counted. If the line ends here, its value is the same without it, so the
+                # run is not counted against max_record_size unless more text follows it.
+                run += len(chunk)
+                if run > WHITESPACE_KEPT:
+                    dropped += len(chunk)
+                else:
+                    carry.append(chunk)
+                    carry_len += len(chunk)
+                offset += len(chunk)
+                continue
             parts = chunk.split(b"\n")
             last = parts.pop()
             for part in parts:
                 number += 1
                 if carry:
-                    carry.append(part)
-                    raw = b"".join(carry)
+                    size = carry_len + len(part)
+                    text = part and not part.isspace()
+                    if dropped and text:
+                        raw = _oversized(size + dropped, limit, whitespace=True)  # text after a run not kept
+                    elif (size if text else carry_len - run) > limit:  # trailing whitespace does not count
+                        raw = _oversized(size + dropped, limit)
+                    else:
+                        carry.append(part)
+                        raw = b"".join(carry)
                     start = carry_start
                     carry, carry_len = [], 0
                 else:
                     raw, start = part, offset
+                    if len(raw) > limit:  # a line whole in one chunk (bytes given whole): not handed out either
+                        raw = _oversized(len(raw), limit)
+                dropped, run = 0, 0  # a new line starts
                 offset += len(part) + 1
-                if not is_blank_line(raw):
+                if isinstance(raw, Oversized) or not is_blank_line(raw):
                     yield number, start, raw
             if last:
                 if not carry:
                     carry_start = offset
+                if dropped and not last.isspace():
+                    skipping, skip_ws, carry = carry_len + dropped + len(last), True, []  # text after a dropped run
+                    offset += len(last)
+                    continue
                 carry.append(last)
                 carry_len += len(last)
                 offset += len(last)
+                stripped = len(last.rstrip())
+                run = len(last) - stripped if stripped else run + len(last)
                 if carry_len > WHITESPACE_KEPT and last.isspace() and all(p.isspace() for p in carry):
-                    carry, carry_len = [], 0  # a line of whitespace so far: nothing to keep
+                    carry, carry_len, run = [], 0, 0  # a line of whitespace so far: nothing to keep
+                elif carry_len - run > limit:
+                    skipping, carry = carry_len + dropped, []  # too long: the rest is counted up to its newline
         if self.error is not None and not self._replay:
             self.cut = b"".join(carry)
             if not isinstance(self.error, DecompressionLimitError):
                 self.error = _cut_error(self.error, number, self.document_id)
             return
+        if skipping is not None:
+            yield number + 1, carry_start, _oversized(skipping, limit, skip_ws)
+            return
         if carry and (self.error is None or self._replay):
             raw = b"".join(carry)
-            if not raw.isspace():
+            if dropped and not raw.isspace():
+                raw = raw.rstrip()  # its trailing run was not kept: the same value without any of it
+            if carry_len - run > limit:
+                raw = _oversized(carry_len + dropped, limit)
+            if isinstance(raw, Oversized) or not raw.isspace():
                 yield number + 1, carry_start, raw
 
     # ------------------------------------------------------------------ what readers call
@@ -245,9 +425,9 @@ class Source:
 
     def whole_if_small(self, limit: int) -> bytes | None:
         """The whole text when the file holds at most ``limit`` bytes, else None (having read about ``limit``)."""
-        while self.size <= limit:
+        while self.size <= limit and not (self._too_big or self._gapped):
             if self.peek_more() is None:
-                return self.read_all()
+                return None if self._too_big or self._gapped else self.read_all()
         return None
 
     def is_blank(self) -> bool:
@@ -271,10 +451,13 @@ class Source:
             if self._started:
                 raise RuntimeError("read_all after lines(): a Source is read once")
             return self.text
+        if (self._too_big or self._gapped) and not self._started:
+            raise self._whole_refusal()
         if self._started or self._seen is None:
             raise RuntimeError("read_all after lines(): a Source is read once")
-        for _ in self._split:  # read to the end; _chunks keeps every byte in _seen
-            pass
+        for _ in self._split:  # read to the end; _chunks keeps every byte in _seen (up to max_record_size)
+            if self._too_big or self._gapped:
+                raise self._whole_refusal()  # stopped there: the rest is never read
         data = b"".join(self._seen)
         if self.error is not None and not isinstance(self.error, DecompressionLimitError):
             data = data[: len(data) - len(self.cut)] if self.cut and data.endswith(self.cut) else data
@@ -283,6 +466,17 @@ class Source:
         self._replay, self._raw, self._seen, self._peeked = True, iter([data]), None, []
         self._split = self._scan()
         return data
+
+    def _whole_refusal(self) -> FormatError:
+        """The file cannot be read whole: it is larger than ``max_record_size``, or its text goes on after a run of
+        whitespace that was not kept (``text`` stays empty)."""
+        if self._too_big:
+            return record_too_large(self._seen_len, self.max_record_size, self.document_id, None, whole=True)
+        return FormatError(
+            f"the file holds a run of more than {WHITESPACE_KEPT:,} bytes of whitespace followed by more text and "
+            "is not JSON Lines: refused (such a run is not kept in memory, so its exact text is lost); remove the run",
+            document_id=self.document_id,
+        )
 
     @property
     def skipped(self) -> int:

@@ -38,20 +38,27 @@ def line_start(f: BinaryIO | Any, pos: int) -> int:
             return f.tell() - len(chunk) + nl + 1
 
 
-def read_lines(f: BinaryIO | Any, start: int, end: int) -> tuple[int, bytes]:
+def read_lines(f: BinaryIO | Any, start: int, end: int, limit: int | None = None) -> tuple[int, bytes]:
     """``(offset, bytes)`` of the lines that start in ``[start, end)``, with their newlines: the offset of the
-    first of them, and their bytes (the last line finished past ``end`` when it crosses it)."""
+    first of them, and their bytes (the last line finished past ``end`` when it crosses it). ``limit``: the
+    longest line the caller keeps (``max_record_size``): a last line longer than it is read no further than
+    ``limit + 1`` bytes, so the caller sees it is too long without it being held whole (its line count is the
+    same: it still ends the data)."""
     begin = line_start(f, start)
     if begin >= end:
         return begin, b""
     f.seek(begin)
     data = f.read(end - begin)
+    last = len(data) - data.rfind(b"\n") - 1  # bytes of the unfinished last line so far
     while data and not data.endswith(b"\n"):  # finish the last line, which may run past `end`
+        if limit is not None and last > limit:
+            break  # too long to keep: the caller refuses it
         block = f.read(BLOCK)
         if not block:
             break
         cut = block.find(b"\n")
         data += block if cut == -1 else block[: cut + 1]
+        last += len(block)
         if cut != -1:
             break
     return begin, data

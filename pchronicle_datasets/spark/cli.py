@@ -75,15 +75,40 @@ def _output(args: argparse.Namespace) -> contextlib.AbstractContextManager[Path 
     return AtomicOutput(local, folder=True, replaceable=replaceable(args.target), inputs=args.inputs)
 
 
+# The error a task raised, as Spark reports it (at the end of the worker's traceback, inside a Java exception).
+_TASK_ERROR = re.compile(r"pchronicle_datasets\.\w+(?:\.\w+)*\.\w+Error: (.+)")
+
+
 def convert(args: argparse.Namespace) -> int:
-    """Run ``convert`` with Spark; ``args`` are the CLI's (``inputs``, ``source``, ``target``, ``output``…)."""
+    """Run ``convert`` with Spark; ``args`` are the CLI's (``inputs``, ``source``, ``target``, ``output``…). A
+    bad record that fails the job (``--on-bad-records error``: a bad line, a decompression bomb past
+    ``--max-decompressed-size``, a record past ``--max-record-size``) ends the command with the local engine's
+    message, exit status 1."""
+    try:
+        return _convert(args)
+    except Exception as exc:  # pyspark's PythonException / Py4JJavaError carry the task's error as text
+        found = _TASK_ERROR.findall(str(exc))
+        if not found:
+            raise
+        message = found[-1]
+        raise SystemExit(f"pchronicle-datasets: {message.strip()}") from None
+
+
+def _convert(args: argparse.Namespace) -> int:
     if args.per_document:
         raise SystemExit("pchronicle-datasets: --per-document is not available with --engine spark")
     # Everything that can be refused is refused before Spark starts: the output, then the quarantine file.
     with _output(args) as tmp:
         bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
         spark = local_session(args.master or "local[*]", app_name="pchronicle-datasets convert")
-        got = read(spark, args.inputs, args.source, on_bad_records=args.on_bad_records).cache()
+        got = read(
+            spark,
+            args.inputs,
+            args.source,
+            on_bad_records=args.on_bad_records,
+            max_decompressed_size=args.max_decompressed_size,
+            max_record_size=args.max_record_size,
+        ).cache()
         rows = got.rows
         folder = str(tmp)
         if args.target == "parquet":

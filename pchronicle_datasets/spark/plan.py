@@ -42,6 +42,7 @@ from fsspec.core import url_to_fs
 
 from ..formats import capability
 from ..formats.base import as_bytes
+from ..formats.source import MAX_RECORD_SIZE
 from ..loading.ids import document_ids as _document_ids
 from ..loading.ranges import count_lines, read_lines
 from ..loading.split import HEAD, split_kind
@@ -179,24 +180,25 @@ def with_offsets(parts: Sequence[Part], counts: dict[tuple[int, int], tuple[int,
     return out
 
 
-def count_parts(parts: Sequence[Part]) -> dict[tuple[int, int], tuple[int, int]]:
+def count_parts(parts: Sequence[Part], limit: int = MAX_RECORD_SIZE) -> dict[tuple[int, int], tuple[int, int]]:
     """The counting pass in this process (``with_offsets``' ``counts``): each split part's bytes read once,
     without parsing. ``pchronicle_datasets.spark.read`` runs the same count as a Spark job instead."""
-    return {(p.order, p.index): count_lines(range_bytes(p)) for p in parts if p.kind != "whole"}
+    return {(p.order, p.index): count_lines(range_bytes(p, limit)) for p in parts if p.kind != "whole"}
 
 
-def line_range(part: Part) -> tuple[int, bytes]:
+def line_range(part: Part, limit: int = MAX_RECORD_SIZE) -> tuple[int, bytes]:
     """``(offset, bytes)`` of the lines that start in ``[part.start, part.end)``, with their newlines
     (``loading.ranges.read_lines``; a leading UTF-8 byte-order mark of the file dropped, as the local reader
-    drops it; the offset still counts it)."""
+    drops it; the offset still counts it). A last line longer than ``limit`` (``max_record_size``) is read only
+    up to ``limit + 1`` bytes: the records code refuses it (``records.line_value``)."""
     with fsspec.open(part.path, "rb") as f:
-        begin, data = read_lines(f, part.start, part.end)
+        begin, data = read_lines(f, part.start, part.end, limit)
     if part.start == 0:
         kept = as_bytes(data)
         return len(data) - len(kept), kept
     return begin, data
 
 
-def range_bytes(part: Part) -> bytes:
+def range_bytes(part: Part, limit: int = MAX_RECORD_SIZE) -> bytes:
     """The bytes of the lines that start in ``[part.start, part.end)`` (``line_range`` without the offset)."""
-    return line_range(part)[1]
+    return line_range(part, limit)[1]

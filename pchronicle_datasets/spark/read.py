@@ -22,6 +22,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
+from ..compression import MAX_DECOMPRESSED_SIZE
+from ..formats.source import MAX_RECORD_SIZE
 from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, with_offsets
 from .records import RECORDS_SCHEMA, STORY_SCHEMA, session_table
 from .source import NAME, PchronicleSource, options_of
@@ -76,6 +78,8 @@ def read(
     split_size: int = DEFAULT_SPLIT_SIZE,
     base: str | None = None,
     ordered: bool = True,
+    max_decompressed_size: int = MAX_DECOMPRESSED_SIZE,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> SparkRead:
     """Read trajectory files into Storyline rows on Spark, with the local loader's documents.
 
@@ -86,13 +90,24 @@ def read(
     see ``plan``). ``base``: the folder the document ids are relative to (default: the common parent of the
     files, as the local loader does).
     ``ordered``: put the documents of split files back in file order (a sort; without it each file's
-    documents are all there, in no set order).
+    documents are all there, in no set order). ``max_decompressed_size`` and ``max_record_size``: the local
+    loader's limits (``load_dataset(..., max_decompressed_size=…, max_record_size=…)``), with its errors: a
+    decompression bomb, or a record larger than the limit, is a bad record naming the file (and line), and
+    fails the job under ``on_bad_records="error"``.
     """
     register(spark)
     if isinstance(paths, str):
         paths = [paths]
-    options = options_of({"format": format, "on_bad_records": on_bad_records, "output": "records"})
-    options = {"format": options["format"], "on_bad_records": options["on_bad_records"]}
+    checked = options_of(
+        {
+            "format": format,
+            "on_bad_records": on_bad_records,
+            "output": "records",
+            "max_decompressed_size": max_decompressed_size,
+            "max_record_size": max_record_size,
+        }
+    )
+    options = {k: str(checked[k]) for k in ("format", "on_bad_records", "max_decompressed_size", "max_record_size")}
     parts = plan_files(list(paths), format, split_size=split_size, base=base)
     split = [p for p in parts if p.kind != "whole"]
     if split:

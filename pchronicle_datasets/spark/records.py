@@ -27,11 +27,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..compression import MAX_DECOMPRESSED_SIZE
 from ..errors import BadRecordError, FormatError, PchronicleError
 from ..features import STORYLINE_FEATURES, story_to_row
 from ..formats import capability, get_format, iter_records
 from ..formats.base import Record, parse_line, parsed_lines
-from ..formats.source import is_blank_line
+from ..formats.source import MAX_RECORD_SIZE, is_blank_line, record_too_large
 from ..jsonio import loads, may_hold_big_int
 from ..loading.policy import refusal
 from ..loading.ranges import count_lines
@@ -119,13 +120,32 @@ def _tables(rows: Iterator[dict[str, Any]], schema: pa.Schema) -> Iterator[pa.Ta
         yield pa.Table.from_pylist(batch, schema=schema)
 
 
-def whole_file_tables(part: Part, fmt: str, policy: str, data: bytes) -> Iterator[pa.Table]:
-    """The records of one whole file (its bytes, possibly compressed), read by the local reader."""
-    records = iter_records(fmt, data, part.document_id)
+def line_value(raw: bytes, document_id: str, line: int, limit: int) -> tuple[Any, bool]:
+    """``base.parse_line`` of a line of a split part, or the refusal of a line longer than ``limit``
+    (``max_record_size``; ``plan.line_range`` stopped reading it there, so its length is not known): the local
+    reader's ``RecordTooLargeError`` for the same line."""
+    if len(raw) > limit:
+        return record_too_large(None, limit, document_id, line), False
+    return parse_line(raw, document_id, line)
+
+
+def whole_file_tables(
+    part: Part,
+    fmt: str,
+    policy: str,
+    data: Any,
+    max_size: int = MAX_DECOMPRESSED_SIZE,
+    max_record_size: int = MAX_RECORD_SIZE,
+) -> Iterator[pa.Table]:
+    """The records of one whole file (its bytes or an open binary file, possibly compressed), read by the local
+    reader as a stream, with its limits: ``max_size`` decompressed bytes, ``max_record_size`` bytes a record."""
+    records = iter_records(fmt, data, part.document_id, max_size=max_size, max_record_size=max_record_size)
     yield from _tables((_record_row(rec, part, i, policy) for i, rec in enumerate(records)), RECORDS_SCHEMA)
 
 
-def lines_tables(part: Part, policy: str, offset: int, data: bytes) -> Iterator[pa.Table]:
+def lines_tables(
+    part: Part, policy: str, offset: int, data: bytes, max_record_size: int = MAX_RECORD_SIZE
+) -> Iterator[pa.Table]:
     """The records of one part of a split file read in place (its lines, from byte ``offset`` of the file),
     numbered as in the whole file (``part.first_line``, ``part.first_row`` from the counting pass): each line
     parsed as the local reader's JSON Lines loop parses it, then given to its format's ``lines.line_rule``."""
@@ -143,9 +163,9 @@ def lines_tables(part: Part, policy: str, offset: int, data: bytes) -> Iterator[
             if is_blank_line(raw):
                 continue
             index += 1
-            value, _ = parse_line(raw, part.document_id, number)
+            value, _ = line_value(raw, part.document_id, number, max_record_size)
             if isinstance(value, FormatError):
-                records = [Record(number, raw, error=value)]
+                records = [Record(number, b"" if len(raw) > max_record_size else raw, error=value)]
             else:
                 records = rule(value, raw, part.document_id, number, index)
             # A line may give several records (an ATIF trajectory and its subagents): fewer than its bytes.
@@ -171,7 +191,7 @@ def _regrouping(fmt: str) -> Any:
     return module
 
 
-def range_tables(part: Part, policy: str, data: bytes) -> Iterator[pa.Table]:
+def range_tables(part: Part, policy: str, data: bytes, max_record_size: int = MAX_RECORD_SIZE) -> Iterator[pa.Table]:
     """The rows of one range (the lines starting in it), numbered as in the whole file: ``part.first_line``
     and ``part.first_row`` come from the counting pass; each row's group (its session) is the format's
     ``group_of``."""
@@ -183,7 +203,13 @@ def range_tables(part: Part, policy: str, data: bytes) -> Iterator[pa.Table]:
     scan = may_hold_big_int(data)
 
     def rows() -> Iterator[dict[str, Any]]:
-        for index, number, raw, value in parsed_lines(data, lines, part.document_id, scan):
+        kept = [(n, raw) for n, raw in lines if len(raw) <= max_record_size]
+        parsed = parsed_lines(data, kept, part.document_id, scan)  # lines beyond max_record_size: never parsed
+        for index, (number, raw) in enumerate(lines):
+            if len(raw) > max_record_size:  # the local reader's refusal of the same line, its text not kept
+                value, raw = line_value(raw, part.document_id, number, max_record_size)[0], b""
+            else:
+                _, _, raw, value = next(parsed)
             r = part.first_row + index
             got = value if isinstance(value, FormatError) else group_of(r, value, number, raw, part.document_id)
             if isinstance(got, str):

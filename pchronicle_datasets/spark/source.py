@@ -28,7 +28,13 @@ session, and a Data Source has no shuffle; a warning names each such file bigger
   ``pointer``, ``error``, ``error_type``, ``record``) or ``records`` (both, with the file order);
 - ``splitSize`` (or ``split_size``, the name ``pchronicle_datasets.spark.read`` takes): the split size in bytes
   (default ``DEFAULT_SPLIT_SIZE``, 128 MiB);
-- ``base``: the folder document ids are relative to (default: the common parent of the files).
+- ``base``: the folder document ids are relative to (default: the common parent of the files);
+- ``maxDecompressedSize`` (or ``max_decompressed_size``): the most bytes one compressed file may decompress to
+  (default ``compression.MAX_DECOMPRESSED_SIZE``, 64 GiB); past it the file ends with the local reader's
+  ``DecompressionLimitError`` bad record;
+- ``maxRecordSize`` (or ``max_record_size``): the most bytes one record may hold (a line, or a file that is one
+  JSON value; default ``source.MAX_RECORD_SIZE``, 512 MiB); a longer one is the local reader's
+  ``RecordTooLargeError`` bad record, its text never held.
 
 ``pchronicle_datasets.spark.read`` uses this source for each of its steps, with the internal options ``plan``
 and ``output=rows|line_counts``.
@@ -48,7 +54,9 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
+from ..compression import MAX_DECOMPRESSED_SIZE
 from ..formats import format_names
+from ..formats.source import MAX_RECORD_SIZE
 from ..loading.policy import check_policy
 from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files, range_bytes, with_offsets
 from .records import (
@@ -107,10 +115,24 @@ def options_of(options: Any) -> dict[str, Any]:
             "on_bad_records='skip' needs a quarantine folder (option 'quarantine'), else the bad records are "
             "lost; or read them with option('output', 'bad_records'), or use pchronicle_datasets.spark.read"
         )
-    split = str(opts.get("splitsize", opts.get("split_size", DEFAULT_SPLIT_SIZE))).strip()
-    if not (split.isascii() and split.isdigit()) or int(split) < 1:
-        raise ValueError(f"splitSize must be a positive whole number of bytes, got {split!r}")
-    return {**opts, "format": fmt, "on_bad_records": policy, "output": output, "split_size": int(split)}
+    sizes = {
+        name: _positive(opts, name, default)
+        for name, default in (
+            ("split_size", DEFAULT_SPLIT_SIZE),
+            ("max_decompressed_size", MAX_DECOMPRESSED_SIZE),
+            ("max_record_size", MAX_RECORD_SIZE),
+        )
+    }
+    return {**opts, "format": fmt, "on_bad_records": policy, "output": output, **sizes}
+
+
+def _positive(opts: dict[str, Any], name: str, default: int) -> int:
+    """A size option given as ``name`` or in camel case (``splitSize``; Spark lowercases option names)."""
+    camel = name.split("_")[0] + "".join(w.title() for w in name.split("_")[1:])
+    text = str(opts.get(name.replace("_", ""), opts.get(name, default))).strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise ValueError(f"{camel} must be a positive whole number of bytes, got {text!r}")
+    return int(text)
 
 
 class PchronicleSource(DataSource):
@@ -146,7 +168,7 @@ class _Reader(DataSourceReader):
         )  # fmt: skip
         # The counting pass, here: a Data Source runs one job, so the parts learn their first line from a read
         # of each split file's bytes at planning (pchronicle_datasets.spark.read counts in a job of its own).
-        return with_offsets(parts, count_parts(parts))
+        return with_offsets(parts, count_parts(parts, self.options["max_record_size"]))
 
     def partitions(self) -> list[InputPartition]:
         kinds = _KINDS.get(self.options["output"], _READ_IN_PLACE)
@@ -160,18 +182,24 @@ class _Reader(DataSourceReader):
             return
         part = Part(**partition.value)
         output, policy = self.options["output"], self.options["on_bad_records"]
+        limit = self.options["max_record_size"]
         if part.kind == "range":
-            data = range_bytes(part)
-            tables = [counts_table(part, data)] if output == "line_counts" else range_tables(part, policy, data)
+            data = range_bytes(part, limit)
+            tables = [counts_table(part, data)] if output == "line_counts" else range_tables(part, policy, data, limit)
         elif part.kind == "lines" and output == "line_counts":
-            tables = [counts_table(part, range_bytes(part))]
+            tables = [counts_table(part, range_bytes(part, limit))]
         elif part.kind == "lines":
-            offset, data = line_range(part)
-            tables = self._documents(part, lines_tables(part, policy, offset, data))
+            offset, data = line_range(part, limit)
+            tables = self._documents(part, lines_tables(part, policy, offset, data, limit))
         else:
+            # The file as a stream, as the local loader reads it, with the same limits: a bomb or an over-long
+            # record is refused before memory holds it (reading the file whole first would not be).
             with fsspec.open(part.path, "rb") as f:
-                data = f.read()
-            tables = self._documents(part, whole_file_tables(part, self.options["format"], policy, data))
+                max_size = self.options["max_decompressed_size"]
+                records = whole_file_tables(part, self.options["format"], policy, f, max_size, limit)
+                for table in self._documents(part, records):
+                    yield from table.to_batches()
+            return
         for table in tables:
             yield from table.to_batches()
 

@@ -8,7 +8,7 @@ from typing import Any
 from ...errors import FormatError
 from ...gc_pause import gc_paused
 from ..base import Record, as_source, documents
-from ..source import Source
+from ..source import MAX_RECORD_SIZE, Source
 from .grouping import BUDGET, Grouping
 from .parts import Part, Reread, reread_of
 from .rows import source_rows
@@ -27,6 +27,7 @@ def iter_records(
     *,
     budget: int = BUDGET,
     byte_range: tuple[int, int | None] | None = None,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Iterator[Record]:
     """One Record per session (in first-appearance order) or per unreadable line, in file order.
 
@@ -38,8 +39,9 @@ def iter_records(
     ``byte_range=(start, end)`` (``end`` None: the file's end) reads one part of a split file (``SPLITTABLE``):
     the records of the sessions whose first row, and of the bad lines that, start at a byte offset in
     ``[start, end)`` — the whole file is still read, for those sessions' later rows. The parts of a file, in
-    order, give exactly the file's records."""
-    src = as_source(data, document_id)
+    order, give exactly the file's records. ``max_record_size``: the longest line kept (``source.Source``; a
+    ``Source`` given as ``data`` keeps its own)."""
+    src = as_source(data, document_id, max_record_size)
     if src.is_blank():
         return  # an empty file holds no rows
     reread = reread_of(data)  # bytes, or a file with a descriptor: spilled rows are read again from it
