@@ -138,6 +138,34 @@ class Layout:
         self.rest(fn, join(ptr, "function"), ("name", "arguments"))
         return entry
 
+    def info(
+        self,
+        info: dict[str, Any],
+        story: dict[str, Any],
+        task: dict[str, Any],
+        results: Mapping[str, str],
+        stats: str,
+        version: str | None = None,
+    ) -> None:
+        """A SWE-agent-style ``info`` object (``/info``): the keys of ``results`` (non-empty strings) go to
+        ``/task/result/<name>``, ``stats`` to ``/final_metrics``, ``version`` (a string) to ``/agent/ver``; the
+        rest, and an empty ``info``, stay residual. SWE-agent and mini-SWE-agent write the same object."""
+        if not info:
+            self.keep("/info", info)
+        for key, val in info.items():
+            ptr = f"/info/{key}"
+            if key in results and isinstance(val, str) and val:
+                task.setdefault("result", {})[results[key]] = val
+                self.map(ptr, val, f"/task/result/{results[key]}", val)
+            elif key == stats:
+                story["final_metrics"] = val
+                self.map(ptr, val, "/final_metrics", val)
+            elif version is not None and key == version and isinstance(val, str):
+                story["agent"]["ver"] = val
+                self.map(ptr, val, "/agent/ver", val)
+            else:
+                self.keep(ptr, val)
+
     def hints(self, root: str) -> dict[str, Any]:
         """``/meta/<format>``: the map, and whether the record is an ``"object"`` or an ``"array"``."""
         return {"version": HINTS_VERSION, "root": root, "map": self.entries}

@@ -68,22 +68,7 @@ class _Reader:
         return lay.kept.finish(story)
 
     def info(self, info: dict, task: dict, story: dict) -> None:
-        lay = self.lay
-        if not info:
-            lay.keep("/info", info)
-        for key, val in info.items():
-            ptr = f"/info/{key}"
-            if key in INFO and isinstance(val, str) and val:
-                task.setdefault("result", {})[INFO[key]] = val
-                lay.map(ptr, val, f"/task/result/{INFO[key]}", val)
-            elif key == STATS:
-                story["final_metrics"] = val
-                lay.map(ptr, val, "/final_metrics", val)
-            elif key == VERSION and isinstance(val, str):
-                story["agent"]["ver"] = val
-                lay.map(ptr, val, "/agent/ver", val)
-            else:
-                lay.keep(ptr, val)
+        self.lay.info(info, story, task, INFO, STATS, VERSION)
         name: Any = info
         for key in MODEL_PATH:
             name = name.get(key) if isinstance(name, dict) else None

@@ -114,19 +114,7 @@ class _Reader:
         return lay.kept.finish(story)
 
     def info(self, info: dict, task: dict, story: dict) -> None:
-        lay = self.lay
-        if not info:
-            lay.keep("/info", info)
-        for key, val in info.items():
-            ptr = f"/info/{key}"
-            if key in INFO and isinstance(val, str) and val:
-                task.setdefault("result", {})[INFO[key]] = val
-                lay.map(ptr, val, f"/task/result/{INFO[key]}", val)
-            elif key == STATS:
-                story["final_metrics"] = val
-                lay.map(ptr, val, "/final_metrics", val)
-            else:
-                lay.keep(ptr, val)
+        self.lay.info(info, story, task, INFO, STATS)
 
     def message(self, ptr: str, msg: Any) -> None:
         lay = self.lay
