@@ -22,7 +22,7 @@ export hints (``hints``); ``rebuild`` gives the source record back from the resi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -172,6 +172,38 @@ class Layout:
 
 
 _MISSING = object()
+
+
+def openai_messages(
+    story: Mapping[str, Any], src_role: Mapping[str, str], result_id: Callable[[str], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A document's turns as OpenAI-style messages (what SWE-agent's ``history`` and mini-SWE-agent's
+    ``messages`` hold): each turn a message of its role (``src_role``, else the src itself) with its calls
+    (arguments as JSON text), then a ``tool`` message per result, linked by ``result_id(call id)`` (the keys each
+    format spells the link with)."""
+    messages: list[dict[str, Any]] = []
+    for turn in story["turns"]:
+        msg: dict[str, Any] = {"role": src_role.get(turn["src"], turn["src"]), "content": turn["msg"]}
+        calls = turn.get("tool_calls") or []
+        if calls:
+            msg["tool_calls"] = [
+                {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": _arguments(c["args"])}}
+                for c in calls
+            ]
+        messages.append(msg)
+        obs = turn.get("observation")
+        results = obs.get("results") if isinstance(obs, dict) else None
+        for result in results if isinstance(results, list) else ():
+            if isinstance(result, dict):
+                out: dict[str, Any] = {"role": "tool", "content": result.get("content")}
+                if isinstance(result.get("source_call_id"), str):
+                    out.update(result_id(result["source_call_id"]))
+                messages.append(out)
+    return messages
+
+
+def _arguments(args: Any) -> str:
+    return args if isinstance(args, str) else orjson.dumps(args).decode()
 
 
 def same(a: Any, b: Any) -> bool:

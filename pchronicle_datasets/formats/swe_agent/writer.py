@@ -9,15 +9,11 @@ from typing import Any
 import orjson
 
 from ...losses import for_document
-from ..layout import LayoutError, rebuild, report_unwritten
+from ..layout import LayoutError, openai_messages, rebuild, report_unwritten
 from ..residual import envelope, other_sources, source_fields
 from .fields import INFO, INVERSE, MODEL_PATH, NAME, SRC_ROLE, STATS, WRITTEN
 
 __all__ = ["encode", "trajectory"]
-
-
-def _arguments(args: Any) -> str:
-    return args if isinstance(args, str) else orjson.dumps(args).decode()
 
 
 def trajectory(story: dict[str, Any]) -> dict[str, Any]:
@@ -27,23 +23,7 @@ def trajectory(story: dict[str, Any]) -> dict[str, Any]:
             return rebuild(story, (source_fields(story, NAME) or {}).get("fields") or {}, INVERSE, NAME)
         except LayoutError:
             pass  # an edited document: written from its fields
-    history: list[dict[str, Any]] = []
-    for turn in story["turns"]:
-        msg: dict[str, Any] = {"role": SRC_ROLE.get(turn["src"], turn["src"]), "content": turn["msg"]}
-        calls = turn.get("tool_calls") or []
-        if calls:
-            msg["tool_calls"] = [
-                {"id": c["tcid"], "type": "function", "function": {"name": c["fn"], "arguments": _arguments(c["args"])}}
-                for c in calls
-            ]
-        history.append(msg)
-        results = (turn.get("observation") or {}).get("results") if isinstance(turn.get("observation"), dict) else None
-        for result in results if isinstance(results, list) else ():
-            if isinstance(result, dict):
-                out: dict[str, Any] = {"role": "tool", "content": result.get("content")}
-                if isinstance(result.get("source_call_id"), str):
-                    out["tool_call_ids"] = [result["source_call_id"]]
-                history.append(out)
+    history = openai_messages(story, SRC_ROLE, lambda cid: {"tool_call_ids": [cid]})
     task = story.get("task") or {}
     info: dict[str, Any] = {}
     result = task.get("result") or {}
