@@ -9,8 +9,9 @@ Each figure is a ratio measured in the same run, beside its anchor, with the com
   `load_dataset("pchronicle", <format>)` beside `load_dataset("json")` on the same file;
 - `load_dataset("pchronicle", "openai-msg")` beside `load_dataset("json")` on the same captures, each in a fresh
   process with a fresh cache, median of alternated runs (target: at most 0.5x json's time);
-- `to_sharegpt` over dataset rows beside the reference converter (`bench_sharegpt.py` three times, the median
-  ratio; when the reference's interpreter is given: `--reference-python /tmp/hermes/bin/python`; target: 2x);
+- the README's `ds.map(pc.to_sharegpt, …)` call beside the reference converter on conversations with a tool set
+  each (`bench_sharegpt.py --map`: fresh processes, alternated, medians; when the reference's interpreter is given:
+  `--reference-python /tmp/hermes/bin/python`; target: 2x);
 - peak memory (RSS of the loading process) against file size for one capture file and for many files, with and
   without streaming (target: flat, at most 1.5 GB at 3 GB);
 - streaming: time to the first row;
@@ -42,6 +43,7 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_openai_msg import session_rows  # noqa: E402
+from bench_sharegpt import markdown_map  # noqa: E402
 
 CHILD = r"""
 import json, resource, sys, time
@@ -201,34 +203,24 @@ def json_ratio(work: Path, n_files: int, size: int, runs: int) -> dict:
     }
 
 
-SHAREGPT_REPEAT = 5  # best of 5 CPU-second runs on each side, within one process of each
-# The script is run this many times (fresh processes on both sides: the heap layout of a process and the other
-# jobs of the moment move a run by ±10%), and the median of the runs' ratios is the figure.
-SHAREGPT_PROCESSES = 3
+# Fresh processes per side (bench_sharegpt.py --map alternates them: the heap layout of a process and the other
+# jobs of the moment move a run by ±10%); each figure is the median over them.
+SHAREGPT_PROCESSES = 5
 
 
 def sharegpt_ratio(reference: str | None, trajectories: int) -> dict | None:
+    """The README's ``ds.map`` call beside the reference converter, ``bench_sharegpt.py --map``."""
     if not reference:
         return None
-    cmd = [sys.executable, str(HERE / "bench_sharegpt.py"), "--trajectories", str(trajectories)]
-    cmd += ["--repeat", str(SHAREGPT_REPEAT), "--reference-python", reference]
-    runs = []
-    for _ in range(SHAREGPT_PROCESSES):
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            return {"error": proc.stderr[-500:]}
-        seconds = {}
-        for line in proc.stdout.splitlines():
-            for label in ("to_sharegpt (Storyline documents)", "to_sharegpt (dataset rows", "reference"):
-                if line.startswith(label):
-                    key = (
-                        "reference"
-                        if label == "reference"
-                        else ("to_sharegpt (rows)" if "rows" in label else "to_sharegpt (documents)")
-                    )
-                    seconds[key] = float(line.split()[-2])
-        runs.append(seconds)
-    return {"trajectories": trajectories, "runs": runs, "output": proc.stdout}
+    cmd = [sys.executable, str(HERE / "bench_sharegpt.py"), "--map", "--trajectories", str(trajectories)]
+    cmd += ["--processes", str(SHAREGPT_PROCESSES), "--reference-python", reference]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-500:]}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT ") :])
+    return {"error": proc.stdout[-500:]}
 
 
 def memory_by_size(work: Path, sizes: list[int]) -> list[dict]:
@@ -375,29 +367,11 @@ def report(results: dict, command: str, picture: bool) -> str:
             f"{s['reader_s'] / s['orjson_s']:.1f}× | {s['mb'] / s['load_s']:.1f} | {json_cell} |"
         )
     sg = results.get("sharegpt")
-    lines += ["", "## `to_sharegpt` beside the reference converter (hermes-agent 0.19.0)", ""]
-    if not sg or "runs" not in sg:
+    lines += ["", "## `to_sharegpt` through `ds.map` beside the reference converter (hermes-agent 0.19.0)", ""]
+    if not sg or "medians" not in sg:
         lines.append("not run (pass `--reference-python` with hermes-agent installed)" + (f": {sg}" if sg else ""))
     else:
-        runs = sg["runs"]
-        labels = [k for k in runs[0] if k != "reference"]
-        lines += [
-            f"{sg['trajectories']} trajectories; CPU seconds, best of {SHAREGPT_REPEAT} on each side, in "
-            f"{len(runs)} runs of `benchmarks/bench_sharegpt.py` (fresh processes); the figure is the median of "
-            "the runs' ratios:",
-            "",
-            "| converter | seconds per run | × reference speed per run | median × reference |",
-            "|---|---|---|---|",
-        ]
-        for label in [*labels, "reference"]:
-            ratios = [r["reference"] / r[label] for r in runs]
-            lines.append(
-                f"| {label} | {', '.join(f'{r[label]:.3f}' for r in runs)} | "
-                f"{', '.join(f'{x:.2f}' for x in ratios)} | **{statistics.median(ratios):.2f}** |"
-            )
-        rows = statistics.median(r["reference"] / r["to_sharegpt (rows)"] for r in runs)
-        lines += ["", f"to_sharegpt over dataset rows: **{rows:.2f}×** the reference (target ≥ 2: "
-                  f"{'met' if rows >= 2 else 'NOT met'})."]  # fmt: skip
+        lines += markdown_map(sg)
     lines += [
         "",
         "## Peak memory against file size (one capture file), streaming, num_proc",

@@ -36,6 +36,8 @@ from ..markup_tags import (
 
 __all__ = [
     "JSON_CHUNKS",
+    "MAYBE_JSON",
+    "ORJSON_STRING_LENGTH",
     "SYSTEM_TEMPLATE",
     "content_json",
     "conversation",
@@ -84,7 +86,7 @@ def jdumps(value: Any) -> str:
 
 # Past this length orjson writes a JSON string faster than ``encode_basestring`` (which reads it a character
 # at a time: 1.1 µs for a 350-character tool output, orjson 0.12 µs); below it the call costs more than it saves.
-_ORJSON_STRING_LENGTH = 48
+ORJSON_STRING_LENGTH = 48
 
 
 def json_string(text: str) -> str:
@@ -96,7 +98,7 @@ def json_string(text: str) -> str:
     >>> json_string(text) == json.dumps(text, ensure_ascii=False), json_string(text)[:33]
     (True, '"a \\\\"quote\\\\", a tab\\\\t, a \\\\\\\\ and é')
     """
-    if len(text) < _ORJSON_STRING_LENGTH:
+    if len(text) < ORJSON_STRING_LENGTH:
         return encode_basestring(text)
     try:
         return orjson.dumps(text).decode()
@@ -172,7 +174,10 @@ _LAST_TOOLS_JSON: tuple = (object(), None)  # (text, its prompt); the sentinel e
 
 @functools.lru_cache(maxsize=256)
 def _cached_tools_prompt_of_json(text: str) -> tuple[str, tuple[int, ...]]:
-    return _tools_prompt(orjson.loads(text))
+    # Built from the value read, not through ``_tools_prompt``'s cache: its key (the value written again by orjson)
+    # would cost a second write and read per row in a corpus whose rows each have their own tool set, and the
+    # value read from JSON text is the value that key gives back.
+    return _build_tools_prompt(orjson.loads(text))
 
 
 @functools.lru_cache(maxsize=256)
@@ -337,7 +342,7 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
 
 # The first characters of a tool output that can be JSON the reference parses: { or [, or the whitespace JSON
 # allows before them (json.loads refuses a text that starts with any other space ``str.strip`` removes).
-_MAYBE_JSON = frozenset("{[ \t\n\r")
+MAYBE_JSON = frozenset("{[ \t\n\r")
 
 
 def content_json(content: Any) -> str:
@@ -351,7 +356,7 @@ def content_json(content: Any) -> str:
     if type(content) is not str:
         return jdumps(content)
     first = content[:1]
-    if first not in _MAYBE_JSON or (first not in "{[" and not content.lstrip(" \t\n\r").startswith(("{", "["))):
+    if first not in MAYBE_JSON or (first not in "{[" and not content.lstrip(" \t\n\r").startswith(("{", "["))):
         return json_string(content)
     if len(content) < _ORJSON_SAFE_LENGTH and JSON_CHUNKS is not None:
         # _reference_loads written out, with its scan for integers beyond 64 bits done on the JSON written

@@ -1,7 +1,8 @@
 """``to_sharegpt`` and ``to_messages`` on DataFrames of Storyline rows, as Arrow-batch functions.
 
 ``sharegpt_batches`` and ``messages_batches`` take and give Arrow record batches (the ``mapInArrow``
-contract) and run the local map functions of ``training/`` on each row, so the values are theirs; the
+contract) and hand each batch to the local map functions of ``training/``, which read a batch's Arrow columns
+themselves (the same core as ``ds.map(..., batched=True)``), so the values are theirs; the
 output schemas are fixed (``output_features``): ``to_messages``' arguments and tools are JSON text (its
 default, ``arguments="string"``, is that form).
 
@@ -50,10 +51,10 @@ MESSAGES_SCHEMA = from_arrow_schema(MESSAGES_ARROW)
 
 
 def sharegpt_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Iterator[pa.RecordBatch]:
-    """``to_sharegpt`` (same options) over record batches of Storyline rows."""
+    """``to_sharegpt`` (same options) over record batches of Storyline rows: the local map function's batch core,
+    which reads each batch's Arrow columns (``training/maps.py``), so the values are the local ones."""
     for batch in batches:
-        out = [_local_sharegpt(row, **options) for row in batch.to_pylist()]
-        yield pa.RecordBatch.from_pylist(out, schema=SHAREGPT_ARROW)
+        yield _as_schema(_local_sharegpt(batch, **options), SHAREGPT_ARROW)
 
 
 def messages_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Iterator[pa.RecordBatch]:
@@ -61,8 +62,14 @@ def messages_batches(batches: Iterator[pa.RecordBatch], **options: Any) -> Itera
     of Storyline rows, JSON values as JSON text."""
     options = {**options, "arguments": "string"}
     for batch in batches:
-        out = [_local_messages(row, **options) for row in batch.to_pylist()]
-        yield pa.RecordBatch.from_pylist(out, schema=MESSAGES_ARROW)
+        yield _as_schema(_local_messages(batch, **options), MESSAGES_ARROW)
+
+
+def _as_schema(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` in the DataFrame's declared schema (an option's extra field, ``train``, is not in it)."""
+    if batch.schema.equals(schema):
+        return batch
+    return pa.RecordBatch.from_pylist(batch.to_pylist(), schema=schema)
 
 
 def to_sharegpt(df: DataFrame, **options: Any) -> DataFrame:

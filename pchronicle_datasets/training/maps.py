@@ -1,7 +1,11 @@
 """Map functions that turn Storyline rows into training examples, for ``ds.map``.
 
-Both take a Storyline document or a dataset row of ``STORYLINE_FEATURES`` (or, with ``batched=True``, a
-batch of rows), never change their input, and raise ``FormatError`` with a pointer on a malformed row.
+Both take a Storyline document or a dataset row of ``STORYLINE_FEATURES``, or a batch of rows: the batch
+``ds.map(..., batched=True)`` passes, a ``pyarrow.Table`` (``ds.with_format("arrow")``) or ``RecordBatch`` (Spark's
+``mapInArrow``). A batch is read from its Arrow columns (one core for all three, ``_table_run``: a column of
+strings becomes Python strings in one call, no dict is built per row or turn) and the output is written as Arrow in
+the fixed features (``SHAREGPT_FEATURES``…), returned as a table for a table and as lists for ``ds.map``'s batch.
+They never change their input, and raise ``FormatError`` with a pointer on a malformed row.
 
 >>> import pchronicle_datasets as pc
 >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
@@ -21,6 +25,8 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pyarrow as pa
+
 from ..errors import FormatError
 from ..features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
 from ..formats import get_format
@@ -30,9 +36,21 @@ from ..render.sharegpt import conversation
 from ..schema import SCHEMA_VERSION, validate
 from .llamafactory import strict_record
 from .map_losses import note
-from .output_features import encode_messages
+from .output_features import (
+    LLAMAFACTORY_FEATURES,
+    LLAMAFACTORY_TRAIN_FEATURES,
+    MESSAGES_FEATURES,
+    SHAREGPT_FEATURES,
+    SHAREGPT_TRAIN_FEATURES,
+    encode_messages,
+)
 from .policy import check_trainable, message_marks, sharegpt_marks
-from .sharegpt_rows import row_conversation
+from .sharegpt_rows import row_elements, table_elements
+
+try:  # the batch ``ds.map(..., batched=True)`` passes: its Arrow table is read instead of its Python columns
+    from datasets.formatting.formatting import LazyBatch
+except ImportError:  # a datasets without it: its batches are read as dicts of lists
+    LazyBatch = None
 
 __all__ = ["incomplete", "to_messages", "to_prompt_completion", "to_sharegpt"]
 
@@ -72,15 +90,18 @@ def _convertible(story: Mapping[str, Any]) -> bool:
     return True
 
 
-def _convert(example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+def _convert(
+    example: Mapping[str, Any], convert: Callable[[dict[str, Any]], dict[str, Any]], row: bool | None = None
+) -> dict[str, Any]:
     """Run ``convert`` on the document of ``example``.
 
     A document given as a dict has the invariants the conversion relies on checked first. A dataset row of
     ``STORYLINE_FEATURES`` was validated when it was written, so it is converted straight away — the map
     functions run once per example over whole corpora — and only a row that trips the conversion is
-    validated, to raise the error with its pointer instead of a bare ``KeyError``.
+    validated, to raise the error with its pointer instead of a bare ``KeyError``. ``row``: whether ``example`` is a
+    row, when the caller knows (a row read from an Arrow batch holds only the columns the conversion reads).
     """
-    if not is_row(example):
+    if not (is_row(example) if row is None else row):
         if not _convertible(example):
             validate(example)  # raises StorylineError (a PchronicleError) with the pointer of the first problem
         try:
@@ -112,21 +133,25 @@ def _session(example: Mapping[str, Any]) -> str:
 
 
 def _one(
-    example: Mapping[str, Any], convert: Callable, strict: bool, from_row: Callable | None = None
+    example: Mapping[str, Any],
+    convert: Callable,
+    strict: bool,
+    from_row: Callable | None = None,
+    row: bool | None = None,
 ) -> tuple[dict[str, Any], LossReport]:
     """One example converted, with the losses of its conversion; ``strict``: the first loss raises."""
     fast = _from_row(example, from_row) if from_row is not None else None
     if fast is not None:
-        return fast, _NO_LOSS
-    out, report = collected(_convert, example, convert)
+        return fast
+    out, report = collected(_convert, example, convert, row)
     if strict:
         report.raise_first(document_id=_session(example) or None)
     return out, report
 
 
-def _from_row(example: Mapping[str, Any], from_row: Callable) -> dict[str, Any] | None:
-    """``from_row(example)`` for a dataset row, or None: not a row, not one it covers, or a malformed one (left to
-    the conversion, which names what is wrong)."""
+def _from_row(example: Mapping[str, Any], from_row: Callable) -> tuple[dict[str, Any], LossReport] | None:
+    """``from_row(example)`` (the output and its losses) for a dataset row, or None: not a row, not one it covers,
+    or a malformed one (left to the conversion, which names what is wrong)."""
     if not is_row(example):
         return None
     try:
@@ -135,8 +160,8 @@ def _from_row(example: Mapping[str, Any], from_row: Callable) -> dict[str, Any] 
         return None
 
 
-# The report of an example converted by a ``from_row`` (which converts only rows it can without a loss): one
-# empty report for all of them, only ever read.
+# The report of an example converted by a ``from_row`` without a loss: one empty report for all of them, only
+# ever read.
 _NO_LOSS = LossReport()
 
 
@@ -163,7 +188,9 @@ def _run(
     return batch
 
 
-def _is_batch(example: Mapping[str, Any]) -> bool:
+def _is_batch(example: Any) -> bool:
+    if isinstance(example, (pa.Table, pa.RecordBatch)) or (LazyBatch is not None and isinstance(example, LazyBatch)):
+        return True
     session = example.get("session")
     return isinstance(session, list)
 
@@ -210,8 +237,41 @@ def to_sharegpt(
     {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
     >>> [c["train"] for c in pc.to_sharegpt(story, trainable="last")["conversations"]]
     [False, False, True]
+
+    Batched, the fastest form of the map (the batch's Arrow columns are read directly; the output is the same,
+    byte for byte):
+
+    >>> out = ds.map(pc.to_sharegpt, batched=True, remove_columns=ds.column_names, features=pc.SHAREGPT_FEATURES)
+    >>> out[0]["conversations"][2]
+    {'from': 'gpt', 'value': '<think>\\n</think>\\nhello'}
+    >>> pc.to_sharegpt(pc.rows_to_table([pc.story_to_row(story)])).column("conversations")[0][1]["value"].as_py()
+    'hi'
     """
     check_trainable(trainable)
+    if isinstance(example, (pa.Table, pa.RecordBatch)) and (
+        dialect != "reference" or trainable != "all" or mask_tool_arguments
+    ):
+        # Options with a shape of their own (``train`` marks, LLaMA-Factory's columns): rendered per row from the
+        # batch's Python columns, written with their fixed schema.
+        llama = dialect == "llamafactory"
+        marked = trainable != "all" or mask_tool_arguments
+        features = (
+            (LLAMAFACTORY_TRAIN_FEATURES if marked else LLAMAFACTORY_FEATURES)
+            if llama
+            else (SHAREGPT_TRAIN_FEATURES if marked else SHAREGPT_FEATURES)
+        )
+        out = to_sharegpt(
+            _pydict(example),
+            keep_system_prompt=keep_system_prompt,
+            empty_think=empty_think,
+            drop_copied=drop_copied,
+            keep_invalid_args=keep_invalid_args,
+            trainable=trainable,
+            mask_tool_arguments=mask_tool_arguments,
+            dialect=dialect,
+            strict=strict,
+        )
+        return _batch_output(example, pa.Table.from_pydict(out, schema=features.arrow_schema), features.arrow_schema)
     if dialect == "llamafactory":
         return _llamafactory(example, drop_copied, keep_invalid_args, trainable, mask_tool_arguments, strict)
     if dialect != "reference":
@@ -230,11 +290,12 @@ def to_sharegpt(
             return {"conversations": [_with_marks(conv, marked(conv)) for conv in plain_out["conversations"]]}
         return {"conversations": _with_marks(plain_out["conversations"], marked(plain_out["conversations"]))}
     plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what sharegpt_rows renders
-    if plain and not _is_batch(example):
-        fast = _from_row(example, _sharegpt_from_row)  # first: this runs once per example of a corpus
+    from_row = functools.partial(_sharegpt_from_row, strict=strict) if plain else None
+    if from_row is not None and not _is_batch(example):
+        fast = _from_row(example, from_row)  # first: this runs once per example of a corpus
         if fast is not None:
-            note("to_sharegpt", _NO_LOSS, document=_session(example))
-            return fast
+            note("to_sharegpt", fast[1], document=_session(example))
+            return fast[0]
     options = {
         "keep_system_prompt": keep_system_prompt,
         "empty_think": empty_think,
@@ -247,8 +308,13 @@ def to_sharegpt(
         source = _SHAREGPT.source_conversation(story) if exact else None
         return {"conversations": source if source is not None else conversation(story, **options)}
 
+    table = _arrow_batch(example)
+    if table is not None:
+        # The batch's Arrow columns: the rows sharegpt_rows covers are rendered from them (table_elements).
+        fast = table_elements if plain else None
+        return _batch_output(example, _table_run("to_sharegpt", table, convert, strict, fast), _SHAREGPT_ARROW)
     # A single example here was not covered by _sharegpt_from_row; a batch's rows are offered to it one by one.
-    return _run("to_sharegpt", example, convert, strict, _sharegpt_from_row if plain else None)
+    return _run("to_sharegpt", example, convert, strict, from_row)
 
 
 def _llamafactory(
@@ -277,9 +343,136 @@ def _with_marks(items: list[dict[str, Any]], marks: list[bool]) -> list[dict[str
     return [{**item, "train": mark} for item, mark in zip(items, marks, strict=True)]
 
 
-def _sharegpt_from_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
-    conv = row_conversation(row)
-    return None if conv is None else {"conversations": conv}
+def _sharegpt_from_row(row: Mapping[str, Any], strict: bool = False) -> tuple[dict[str, Any], LossReport] | None:
+    """``to_sharegpt``'s output for a row ``sharegpt_rows`` covers, with its losses; None for any other (and, with
+    ``strict``, for one with a loss: the general path raises it with its pointer)."""
+    found = row_elements(row)
+    if found is None:
+        return None
+    conv, replaced = found
+    if not replaced:
+        return {"conversations": conv}, _NO_LOSS
+    if strict:
+        return None
+    return {"conversations": conv}, _replaced_report(replaced)
+
+
+def _replaced_report(replaced: list[int], report: LossReport | None = None, document: str = "") -> LossReport:
+    """The loss the fast path counts itself (leading system prompts the generated one replaced), as
+    ``render.sharegpt.elements`` reports it."""
+    report = LossReport() if report is None else report
+    for t in replaced:
+        report.add("system_prompt_replaced", f"/turns/{t}/msg", document)
+    return report
+
+
+# ----------------------------------------------------------------------------------------- Arrow batches
+
+_SHAREGPT_ARROW = SHAREGPT_FEATURES.arrow_schema
+_MESSAGES_ARROW = MESSAGES_FEATURES.arrow_schema
+
+# The columns a conversion reads of a row (``_convert``: the training view, the same-source hints, the renamed
+# call ids; ``schema_version`` for the validation of a row that trips it): the rest of a batch (metrics, tool
+# stats…) is never turned into Python objects.
+_ROW_COLUMNS = ("schema_version", "session", "origin", "agent", "turns", "meta", "unknown_fields")
+
+
+def _arrow_batch(example: Any) -> pa.Table | None:
+    """The Arrow table of a batch of rows: a ``pyarrow.Table`` or ``RecordBatch`` as given (``ds.with_format("arrow")
+    .map(..., batched=True)``, Spark's ``mapInArrow``), or the table behind the batch ``ds.map(..., batched=True)``
+    passes (a ``LazyBatch``: reading its Python columns would build a dict per turn and per call). None for
+    anything else (a document, a row, a dict of lists)."""
+    if isinstance(example, pa.Table):
+        return example
+    if isinstance(example, pa.RecordBatch):
+        return pa.Table.from_batches([example])
+    if LazyBatch is not None and isinstance(example, LazyBatch):
+        table = getattr(example, "pa_table", None)
+        # Only an untouched batch: its columns are still the table's (a function before this one may have set some).
+        if (
+            isinstance(table, pa.Table)
+            and list(example.keys()) == table.column_names
+            and example.keys_to_format == set(table.column_names)
+        ):
+            return table
+    return None
+
+
+def _batch_output(example: Any, outs: list[dict[str, Any]] | pa.Table, schema: pa.Schema) -> Any:
+    """The outputs ``outs`` (one dict per row, or a table already) in the shape of the batch given: a table of
+    ``schema`` for a table, a record batch for a record batch, and for ``ds.map``'s ``LazyBatch`` a dict of lists
+    (``ds.map`` writes them in the features given, and keeps the columns not removed beside them: building Arrow
+    here would be undone into Python lists for it)."""
+    if not isinstance(example, (pa.Table, pa.RecordBatch)):
+        if isinstance(outs, pa.Table):
+            return outs.to_pydict()
+        return {key: [out[key] for out in outs] for key in schema.names}
+    if not isinstance(outs, pa.Table):
+        outs = _sharegpt_table(outs) if schema is _SHAREGPT_ARROW else pa.Table.from_pylist(outs, schema=schema)
+    if isinstance(example, pa.Table):
+        return outs
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in outs.columns], schema=outs.schema)
+
+
+def _pydict(example: pa.Table | pa.RecordBatch) -> dict[str, list]:
+    return example.to_pydict()
+
+
+def _sharegpt_table(outs: list[dict[str, Any]]) -> pa.Table:
+    """``pa.Table.from_pylist(outs, schema=_SHAREGPT_ARROW)``, built from two flat string arrays and the offsets:
+    a third of the time of converting a dict per element."""
+    froms: list[str] = []
+    values: list[str] = []
+    offsets = [0]
+    for out in outs:
+        conv = out["conversations"]
+        froms += [e["from"] for e in conv]
+        values += [e["value"] for e in conv]
+        offsets.append(len(froms))
+    field = _SHAREGPT_ARROW.field("conversations")
+    items = pa.StructArray.from_arrays(
+        [pa.array(froms, pa.string()), pa.array(values, pa.string())], fields=list(field.type.value_type)
+    )
+    return pa.Table.from_arrays(
+        [pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), items, type=field.type)], schema=_SHAREGPT_ARROW
+    )
+
+
+def _table_run(
+    name: str,
+    table: pa.Table,
+    convert: Callable,
+    strict: bool,
+    fast: Callable[[pa.RecordBatch], list] | None,
+) -> list[dict[str, Any]]:
+    """The map function ``name`` over a table of rows, one output per row; its losses go to the loss report once
+    for the table (``map_losses``). ``fast``: ``table_elements``, the ShareGPT elements of the rows it covers
+    read from the batch's columns; every other row is read as a dict of the columns the conversion needs and
+    converted by ``convert`` as a single row is."""
+    names = table.schema.names
+    if "turns" not in names or "session" not in names:
+        raise FormatError(f"not a batch of STORYLINE_FEATURES rows: its columns are {names}")
+    columns = [c for c in _ROW_COLUMNS if c in names]
+    total = LossReport()
+    outs: list[dict[str, Any]] = []
+    for batch in table.to_batches():
+        found = fast(batch) if fast is not None else [None] * batch.num_rows
+        sessions = batch.column("session").to_pylist()
+        if strict:  # a row with a loss goes the general way, which raises it with its pointer
+            found = [None if f is not None and f[1] else f for f in found]
+        general = [i for i, f in enumerate(found) if f is None]
+        rows = dict(zip(general, batch.select(columns).take(general).to_pylist(), strict=True)) if general else {}
+        for i, f in enumerate(found):
+            if f is None:
+                out, report = _one(rows[i], convert, strict, row=True)
+                total.update(report, sessions[i] if isinstance(sessions[i], str) else "")
+                outs.append(out)
+            else:
+                if f[1]:
+                    _replaced_report(f[1], total, sessions[i])
+                outs.append({"conversations": f[0]})
+    note(name, total, examples=table.num_rows)
+    return outs
 
 
 def to_messages(
@@ -349,6 +542,12 @@ def to_messages(
                 msg["train"] = mark
         return encode_messages(out) if arguments == "string" else out
 
+    table = _arrow_batch(example)
+    if table is not None and arguments == "string":
+        return _batch_output(example, _table_run("to_messages", table, convert, strict, None), _MESSAGES_ARROW)
+    if isinstance(example, (pa.Table, pa.RecordBatch)):  # objects of any shape: the table's types are inferred
+        out = pa.Table.from_pydict(_run("to_messages", _pydict(example), convert, strict))
+        return _batch_output(example, out, out.schema)
     return _run("to_messages", example, convert, strict)
 
 

@@ -29,20 +29,30 @@ replaces, it reports once the row is done, so a row it gives up on is rendered f
 
 from __future__ import annotations
 
+import itertools
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 import orjson
+import pyarrow as pa
+import pyarrow.compute as _pc
 
 from ..formats import get_format
 from ..linking import SOURCE_CALL_IDS
 from ..losses import report_loss
 from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
-from ..render.sharegpt import JSON_CHUNKS, content_json, tools_prompt_of_json
+from ..render.sharegpt import (
+    JSON_CHUNKS,
+    MAYBE_JSON,
+    ORJSON_STRING_LENGTH,
+    content_json,
+    json_string,
+    tools_prompt_of_json,
+)
 
-__all__ = ["row_conversation"]
+__all__ = ["row_conversation", "row_elements", "table_elements"]
 
 NAME = get_format("sharegpt").NAME  # a row read from ShareGPT gives back its source (training/maps.py)
 
@@ -54,35 +64,141 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
     """``conversation(training_view(row))`` with the default options, or None for a row outside the common case
     (see the module docs); raises ``ValueError``/``KeyError``/``TypeError``… on a malformed row, which the caller
     then validates."""
+    found = row_elements(row)
+    if found is None:
+        return None
+    out, replaced = found
+    for t in replaced:
+        report_loss("system_prompt_replaced", pointer=f"/turns/{t}/msg")
+    return out
+
+
+def row_elements(row: Mapping[str, Any]) -> tuple[list[dict[str, str]], list[int]] | None:
+    """``row_conversation`` without reporting: the elements and the indexes of the leading system turns whose
+    prompt the generated one replaced (the caller counts them), or None."""
     session = row.get("session")
-    if type(session) is not str or not session:
-        return None  # a row RFC-0001 refuses (an empty or missing session): conversation says so, with its pointer
-    if JSON_CHUNKS is None or (row.get("origin") or {}).get("format") == NAME:
-        return None  # no C encoder for json; or read from ShareGPT, whose source conversations are given back
     meta = row.get("meta")
-    if meta is not None and SOURCE_CALL_IDS in meta:
-        return None  # renamed call ids: the ids shown are the source's
-    prompt, dropped = tools_prompt_of_json(row["agent"].get("tools"))
+    if not _covered(session, (row.get("origin") or {}).get("format"), meta is not None and SOURCE_CALL_IDS in meta):
+        return None
+    return _elements(row["agent"].get("tools"), map(_turn_tuple, row["turns"]))
+
+
+def _covered(session: Any, origin_format: Any, renamed: bool) -> bool:
+    """Whether a row may be rendered here at all, from its session, ``/origin/format`` and whether its meta
+    names renamed call ids."""
+    if type(session) is not str or not session:
+        return False  # a row RFC-0001 refuses (an empty or missing session): conversation says so, with its pointer
+    if JSON_CHUNKS is None or origin_format == NAME:
+        return False  # no C encoder for json; or read from ShareGPT, whose source conversations are given back
+    return not renamed  # renamed call ids: the ids shown are the source's
+
+
+def _turn_tuple(turn: Mapping[str, Any]) -> tuple:
+    """``(src, msg, reason, calls, observation)`` of a row's turn, ``calls`` as ``(tcid, fn, args, result)``
+    tuples: the shape ``table_elements`` reads from Arrow columns."""
+    try:
+        src, msg, reason, calls, observation = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
+    except KeyError:  # a row from story_to_row holds only the fields the document has
+        src, msg, reason, calls, observation = (turn["src"], *map(turn.get, _TURN_FIELD_NAMES[1:]))
+    if calls:
+        calls = [(c["tcid"], c["fn"], c["args"], c.get("result")) for c in calls]
+    return src, msg, reason, calls, observation
+
+
+def table_elements(batch: pa.RecordBatch) -> list[tuple[list[dict[str, str]], list[int]] | None]:
+    """``row_elements`` of every row of a record batch of ``STORYLINE_FEATURES``, read from its Arrow columns:
+    each leaf column (``/turns/*/msg``, ``/turns/*/tool_calls/*/args``…) becomes Python strings in one call, and
+    no row or turn dict is built (``ds.map`` building them for a batch cost as much as rendering it). A row
+    that raises (malformed) is None too: the caller's general path names what is wrong.
+
+    Raises ``KeyError`` for a batch without the Storyline columns.
+    """
+    n = batch.num_rows
+    if n == 0:
+        return []
+    sessions = batch.column("session").to_pylist()
+    origin = _fields(batch.column("origin"))
+    formats = origin["format"].to_pylist() if "format" in origin else [None] * n
+    meta = batch.column("meta")
+    renamed = (
+        _pc.match_substring(meta, SOURCE_CALL_IDS).to_pylist() if meta.null_count < n else [None] * n
+    )  # the substring test row_elements makes on the JSON text, done by Arrow
+    tools = _fields(batch.column("agent"))["tools"].to_pylist()
+    row_offsets, turns, rows_valid = _list_values(batch.column("turns"))
+    fields = _fields(turns)
+    call_offsets, calls, calls_valid = _list_values(fields["tool_calls"])
+    call_fields = _fields(calls)
+    flat = list(
+        zip(
+            call_fields["tcid"].to_pylist(),
+            call_fields["fn"].to_pylist(),
+            call_fields["args"].to_pylist(),
+            call_fields["result"].to_pylist(),
+            strict=True,
+        )
+    )
+    per_turn = [flat[a:b] if b > a else None for a, b in itertools.pairwise(call_offsets)]
+    if calls_valid is not None:
+        per_turn = [calls if valid else None for calls, valid in zip(per_turn, calls_valid, strict=True)]
+    turn_tuples = list(
+        zip(
+            fields["src"].to_pylist(),
+            fields["msg"].to_pylist(),
+            fields["reason"].to_pylist(),
+            per_turn,
+            fields["observation"].to_pylist(),
+            strict=True,
+        )
+    )
+    out: list = []
+    for i in range(n):
+        if not _covered(sessions[i], formats[i], bool(renamed[i])) or (rows_valid is not None and not rows_valid[i]):
+            out.append(None)
+            continue
+        try:
+            out.append(_elements(tools[i], turn_tuples[row_offsets[i] : row_offsets[i + 1]]))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            out.append(None)
+    return out
+
+
+def _fields(array: pa.Array) -> dict[str, pa.Array]:
+    """The child arrays of a struct array, by name, with its slice and its nulls applied."""
+    return dict(zip((f.name for f in array.type), array.flatten(), strict=True))
+
+
+def _list_values(array: pa.Array) -> tuple[list[int], pa.Array, list[bool] | None]:
+    """``(offsets from 0, values, validity)`` of a list array; ``validity`` is None when no entry is null (Arrow
+    lets a null list span values: those are not its items, so the caller reads a null entry as no list)."""
+    offsets = array.offsets.to_pylist()
+    start = offsets[0]
+    values = array.values.slice(start, offsets[-1] - start)
+    if start:
+        offsets = [o - start for o in offsets]
+    return offsets, values, (array.is_valid().to_pylist() if array.null_count else None)
+
+
+def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str, str]], list[int]] | None:
+    """The elements of a covered row from its tools' JSON text and its turns as ``_turn_tuple`` gives them."""
+    prompt, dropped = tools_prompt_of_json(tools)
     if dropped:
         return None  # a tool definition the prompt cannot hold: counted by conversation
     loads, esc, chunks = orjson.loads, encode_basestring, JSON_CHUNKS  # ids and names are short: esc is jdumps
     think, (think_open, think_close) = THINK[0], THINK_PARTS  # the blocks' parts as locals: one f-string each
     call_open, call_args, call_close = TOOL_CALL_PARTS
     resp_open, resp_name, resp_content, resp_close = TOOL_RESPONSE_PARTS
+    maybe_json, short = MAYBE_JSON, ORJSON_STRING_LENGTH
     out: list[Any] = [{"from": "system", "value": prompt}]
     owner: dict[str, tuple[list[str], str]] = {}  # tcid → (the <tool_response> blocks of its turn, its fn's JSON)
     tool_slots: list[int] = []  # where in out each turn with calls holds its blocks, joined at the end
     leading = True  # still in the leading system turns, which the generated prompt replaces
     replaced: list[int] = []  # the leading system turns with a prompt of their own: counted once the row is done
     blocks: list[str] | None = None
-    for t, turn in enumerate(row["turns"]):
-        try:
-            src, msg, reason, calls, observation = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
-        except KeyError:  # a row from story_to_row holds only the fields the document has
-            src, msg, reason, calls, observation = (turn["src"], *map(turn.get, _TURN_FIELD_NAMES[1:]))
+    for t, (src, msg, reason, calls, observation) in enumerate(turns):
         msg = loads(msg) if msg is not None else None
         if type(msg) is not str:
             return None  # content parts, JSON, no message: conversation writes them (and counts the loss)
+        after_own = False  # the turn holds a result of its own calls: linking.place_results keeps all its results
         if src == "agent":
             leading = False
             if SCRATCHPAD_MARK in msg:
@@ -92,16 +208,16 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
                 if msg.strip():
                     value += msg + "\n"
                 blocks = []  # the turn's <tool_response> blocks, as its results are found
-                for call in calls:
-                    tcid, args = call["tcid"], call["args"]
+                for tcid, fn, args, result in calls:
                     args = loads(args) if args is not None else None
                     if tcid in owner or args is None or type(args) is str:
                         return None  # a reused id; no arguments, or not valid JSON at the source (conversation)
-                    name = esc(call["fn"])
+                    name = esc(fn)
                     owner[tcid] = (blocks, name)
                     value += f"{call_open}{name}{call_args}{''.join(chunks(args, 0))}{call_close}"
-                    if call.get("result") is not None:  # a result on the call itself (ATIF): before the observation's
-                        content = content_json(loads(call["result"]))
+                    if result is not None:  # a result on the call itself (ATIF): before the observation's
+                        after_own = True
+                        content = content_json(loads(result))
                         blocks.append(f"{resp_open}{esc(tcid)}{resp_name}{name}{resp_content}{content}{resp_close}")
                 if think not in value:
                     value = EMPTY_THINK + value
@@ -129,21 +245,31 @@ def row_conversation(row: Mapping[str, Any]) -> list[dict[str, str]] | None:
             if results is not None:
                 if type(results) is not list:
                     return None
+                # linking.place_results' rule: on a turn with calls that holds a result of one of them, every
+                # result stays with the turn (they came back after it); elsewhere a result follows its call (an
+                # OpenAI-style capture puts the results of a turn's calls on the next turn, which makes calls too).
                 own = blocks if src == "agent" and calls else None
+                found_all = []
                 for res in results:
                     found = owner.get(res.get("source_call_id")) if type(res) is dict else None
                     if found is None:
                         return None  # no call with that id: placed by position, or loose (conversation)
-                    if own is not None and found[0] is not own:
-                        return None  # an earlier call's result on a turn with calls: linking.place_results
-                    content = content_json(res.get("content", ""))
+                    if found[0] is own:
+                        after_own = True
+                    found_all.append(found)
+                for res, found in zip(results, found_all, strict=True):
+                    content = res.get("content", "")
+                    if type(content) is str and content[:1] not in maybe_json:  # text: content_json's first test
+                        content = esc(content) if len(content) < short else json_string(content)
+                    else:
+                        content = content_json(content)
                     cid = esc(res["source_call_id"])
-                    found[0].append(f"{resp_open}{cid}{resp_name}{found[1]}{resp_content}{content}{resp_close}")
-    for t in replaced:
-        report_loss("system_prompt_replaced", pointer=f"/turns/{t}/msg")
+                    (own if after_own else found[0]).append(
+                        f"{resp_open}{cid}{resp_name}{found[1]}{resp_content}{content}{resp_close}"
+                    )
     for k in reversed(tool_slots):
         if out[k]:
             out[k] = {"from": "tool", "value": "\n".join(out[k])}
         else:
             del out[k]  # no result came back for the turn's calls
-    return out
+    return out, replaced

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ from pchronicle_datasets.formats import detect
 from pchronicle_datasets.formats.sharegpt import conversation
 from pchronicle_datasets.losses import collect_losses
 from pchronicle_datasets.render.sharegpt import content_json, json_string, tool_value, tools_prompt_of_json
-from pchronicle_datasets.training.sharegpt_rows import row_conversation
+from pchronicle_datasets.training.sharegpt_rows import row_conversation, table_elements
 from tests.strategies import AWKWARD_STRINGS, TOOL_RESULTS, json_values, storylines
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,11 +43,15 @@ def check(story: dict) -> bool:
     covered the row. Both shapes of a row: from ``story_to_row`` (the document's fields only) and from Arrow
     (every column, absent ones None), as ``ds.map`` hands it over."""
     row = pc.story_to_row(story)
-    arrow_row = pc.rows_to_table([row]).to_pylist()[0]
+    table = pc.rows_to_table([row])
+    arrow_row = table.to_pylist()[0]
     with collect_losses(propagate=False) as fast_report:
         fast = row_conversation(row)
     with collect_losses(propagate=False):
         assert row_conversation(arrow_row) == fast
+    # The Arrow batch core (table_elements): the same elements read from the columns, None for the same rows.
+    [found] = table_elements(table.to_batches()[0])
+    assert (found[0] if found is not None else None) == fast
     if fast is None:
         assert not fast_report, fast_report.summary()  # a row it gives up on: nothing counted twice
         return False
@@ -87,6 +92,79 @@ def test_every_corpus_row_is_rendered_as_conversation_renders_it():
             covered += check(story)
     assert total > 400
     assert covered > 100  # the fast path is not a dead branch: gateway captures and plain agent runs take it
+
+
+def per_example(rows: list[dict], fn, **options) -> tuple[list[dict], pc.LossReport]:
+    with collect_losses(propagate=False) as report:
+        return [fn(row, **options) for row in rows], report
+
+
+@pytest.mark.parametrize(("name", "stories"), CORPUS, ids=[name for name, _ in CORPUS])
+def test_batches_give_what_each_row_gives(name, stories):
+    """The batch core over a whole file's rows (one Arrow table, the rows the fast path leaves mixed with those it
+    covers) gives, row for row, what the per-example function gives, and counts the same losses."""
+    rows = [pc.story_to_row(s) for s in stories]
+    table = pc.rows_to_table(rows)
+    for fn, options in (
+        (pc.to_sharegpt, {}),
+        (pc.to_sharegpt, {"trainable": "last"}),
+        (pc.to_sharegpt, {"dialect": "llamafactory"}),
+        (pc.to_messages, {}),
+    ):
+        want, want_report = per_example(rows, fn, **options)
+        with collect_losses(propagate=False) as report:
+            got = fn(table, **options)
+        assert isinstance(got, pa.Table)
+        assert got.to_pylist() == want, (name, fn.__name__, options)
+        assert report.counts == want_report.counts, (name, fn.__name__, options)
+        assert report.first == want_report.first, (name, fn.__name__, options)
+        # A record batch (Spark's mapInArrow) gives a record batch of the same rows.
+        got_batch = fn(table.combine_chunks().to_batches()[0], **options)
+        assert isinstance(got_batch, pa.RecordBatch) and got_batch.to_pylist() == want
+
+
+def test_ds_map_batched_and_arrow_formatted_give_the_per_example_rows():
+    """The README's call in its three forms over every corpus row at once: per example, ``batched=True`` (datasets
+    passes a LazyBatch, read through its Arrow table) and ``with_format("arrow")`` (a pyarrow Table), in batches
+    that cut files apart."""
+    from datasets import Dataset
+
+    rows = [pc.story_to_row(s) for _, stories in CORPUS for s in stories]
+    ds = Dataset(pc.rows_to_table(rows))
+    for fn, features in ((pc.to_sharegpt, pc.SHAREGPT_FEATURES), (pc.to_messages, pc.MESSAGES_FEATURES)):
+        kw = {"remove_columns": ds.column_names, "features": features}
+        want = ds.map(fn, **kw).to_list()
+        assert ds.map(fn, batched=True, batch_size=37, **kw).to_list() == want
+        assert ds.with_format("arrow").map(fn, batched=True, batch_size=37, **kw).with_format(None).to_list() == want
+    # Without remove_columns, batched=True keeps the input columns beside the output, as for any map function.
+    kept = ds.select(range(5)).map(pc.to_sharegpt, batched=True)
+    assert kept.column_names == [*ds.column_names, "conversations"]
+
+
+def test_strict_batches_raise_the_first_loss():
+    story = {**BASE, "turns": [{"id": 1, "src": "system", "msg": "be brief"}, {"id": 2, "src": "user", "msg": "hi"}]}
+    table = pc.rows_to_table([pc.story_to_row(story)])
+    with pytest.raises(pc.FormatError) as err:
+        pc.to_sharegpt(table, strict=True)
+    assert err.value.pointer == "/turns/0/msg"
+    with pytest.raises(pc.FormatError):
+        pc.to_sharegpt(pc.story_to_row(story), strict=True)  # the single row too, fast path or not
+    with collect_losses(propagate=False) as report:
+        pc.to_sharegpt(table)
+    assert report.counts == {"system_prompt_replaced": 1} and report.first_document == {"system_prompt_replaced": "s"}
+
+
+def test_a_table_that_is_not_storyline_rows_is_refused():
+    with pytest.raises(pc.FormatError, match="STORYLINE_FEATURES"):
+        pc.to_sharegpt(pa.table({"conversations": ["x"]}))
+
+
+def test_a_malformed_row_in_a_batch_is_refused_with_its_pointer():
+    row = pc.story_to_row({**BASE, "turns": [{"id": 1, "src": "user", "msg": "hi"}]})
+    row["turns"][0]["msg"] = '"unterminated'
+    with pytest.raises(pc.FormatError) as err:
+        pc.to_sharegpt(pc.rows_to_table([pc.story_to_row({**BASE, "turns": []}), row]))
+    assert err.value.pointer == "/turns/0/msg"
 
 
 # ------------------------------------------------------------------------------ generated plain conversations
@@ -215,6 +293,37 @@ def test_rows_outside_the_common_case_are_left_to_conversation(turns):
     assert row_conversation(row) is None
     want, _ = general(row)
     assert pc.to_sharegpt(row)["conversations"] == want
+
+
+def _results(*ids: str) -> dict:
+    return {"results": [{"source_call_id": i, "content": f"out of {i}"} for i in ids]}
+
+
+@pytest.mark.parametrize(
+    "second_observation",
+    [_results("c1"), _results("c1", "c2"), _results("c2", "c1"), _results("c2")],
+    ids=["earlier-call-only", "earlier-and-own", "own-and-earlier", "own-only"],
+)
+def test_results_on_a_turn_that_makes_calls_are_placed_as_linking_places_them(second_observation):
+    """An OpenAI-style capture puts the results of a turn's calls on the next turn, which makes calls of its own:
+    those results follow their call; once the turn holds a result of its own calls, all its results follow it
+    (``linking.place_results``). The fast path covers both, and gives what conversation gives."""
+    story = {
+        **BASE,
+        "turns": [
+            {"id": 1, "src": "user", "msg": "go"},
+            {"id": 2, "src": "agent", "msg": "", "tool_calls": [CALL]},
+            {
+                "id": 3,
+                "src": "agent",
+                "msg": "next",
+                "tool_calls": [{"tcid": "c2", "fn": "cat", "args": {"p": "a"}}],
+                "observation": second_observation,
+            },
+            {"id": 4, "src": "agent", "msg": "done"},
+        ],
+    }
+    assert check(story)  # covered, and equal to the general path (check asserts it)
 
 
 def test_renamed_call_ids_and_sharegpt_documents_are_left_to_conversation():
