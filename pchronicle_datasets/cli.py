@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from .atomic import AtomicOutput, OutputError, is_dataset_file
+from .atomic import TEMP_MARK, AtomicOutput, OutputError, is_dataset_file
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
@@ -482,7 +482,8 @@ def _write(
     args: argparse.Namespace, stories: Iterator[dict[str, Any]], tmp: Path, out: Path, policy: dict[str, Any]
 ) -> str:
     """Write ``stories`` to the temporary ``tmp`` (a file, or a fresh folder) as they come, a batch at a time
-    (a writer that needs every document at once — ``ENCODE_IN_BATCHES`` false — gets the list); the message
+    (a writer that needs every document at once — ``ENCODE_IN_BATCHES`` false — streams them through its
+    ``encode_to`` when it has one, else gets the list); the message
     names ``out``. ``policy``: ``--trainable`` / ``--mask-tool-arguments``, for a training output."""
     if args.target in TABLE_OUTPUTS:
         return f"wrote {_write_table(args.target, stories, tmp)} document(s) to {out}"
@@ -521,6 +522,17 @@ def _write(
                 _write_text(safe_path(tmp, name), text, append=False)
                 lines[name] = text.count("\n")
         return "wrote " + ", ".join(f"{n} record(s) to {out / name}" for name, n in lines.items())
+    streaming = capability(fmt, "streaming_writer")
+    if streaming is not None and not batched:
+        # A writer that needs every document at once but spills them: memory holds about one document, not the
+        # input. Its scratch folder sits beside the output (the same disk, whose room the output needs anyway, not
+        # a /tmp that may be memory), named like the output's temporary, and is removed on every exit.
+        with (
+            tempfile.TemporaryDirectory(prefix=f".{out.name}{TEMP_MARK}", dir=tmp.parent) as work,
+            tmp.open("wb") as f,
+        ):
+            count = streaming.encode_to(stories, f.write, Path(work), **options)
+        return f"wrote {count} document(s) to {out}"
     for batch in _batches(stories) if batched else [list(stories)]:
         _write_text(tmp, fmt.encode(batch, **options), append=count > 0)
         count += len(batch)

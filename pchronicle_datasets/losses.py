@@ -29,6 +29,7 @@ from .errors import FormatError
 
 __all__ = [
     "KINDS",
+    "ListedLosses",
     "LossReport",
     "active_report",
     "collect_losses",
@@ -286,9 +287,34 @@ def report_listed(stories: Iterable[dict], listing: Callable[[dict], Iterable[tu
     >>> report.summary()
     '1 kind of loss: not in chat: /turns/*/ts 4 (first at /turns/0/ts)'
     """
-    counts: dict[str, list] = {}
+    listed = ListedLosses(listing)
     for story in stories:
-        for kind, pointer in listing(story):
-            counts.setdefault(kind, [pointer, story["session"], 0])[2] += 1
-    for kind, (first, session, n) in counts.items():
-        report_loss(kind, pointer=first, count=n, detail=f"first in session {session!r}")
+        listed.add(story)
+    listed.report()
+
+
+class ListedLosses:
+    """``report_listed`` one document at a time, for a writer that does not hold its documents: ``add(story)``
+    counts what ``listing(story)`` gives (per kind: the first pointer and session, and how many), ``report()``
+    reports the counts.
+
+    >>> listed = ListedLosses(lambda story: [("not in chat: /turns/*/ts", "/turns/0/ts")])
+    >>> for story in ({"session": "a"}, {"session": "b"}):
+    ...     listed.add(story)
+    >>> with collect_losses() as report:
+    ...     listed.report()
+    >>> report.summary()
+    '1 kind of loss: not in chat: /turns/*/ts 2 (first at /turns/0/ts)'
+    """
+
+    def __init__(self, listing: Callable[[dict], Iterable[tuple[str, str]]]) -> None:
+        self.listing = listing
+        self.counts: dict[str, list] = {}  # kind → [first pointer, its session, count]: small, one entry per kind
+
+    def add(self, story: dict) -> None:
+        for kind, pointer in self.listing(story):
+            self.counts.setdefault(kind, [pointer, story["session"], 0])[2] += 1
+
+    def report(self) -> None:
+        for kind, (first, session, n) in self.counts.items():
+            report_loss(kind, pointer=first, count=n, detail=f"first in session {session!r}")

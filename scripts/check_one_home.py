@@ -47,6 +47,7 @@ CONTRACT_MEMBERS = {
     "read_line",
     "encode_folder",
     "ENCODE_IN_BATCHES",
+    "encode_to",
     "HINTS",
     "group_of",
     "build_group",

@@ -33,6 +33,7 @@ __all__ = [
     "Sidecars",
     "Source",
     "Splittable",
+    "StreamingWriter",
     "as_bytes",
     "as_source",
     "documents",
@@ -144,6 +145,19 @@ class BatchedWriter(Protocol):
 
 
 @runtime_checkable
+class StreamingWriter(Protocol):
+    """Its writer needs every document before its first byte (``ENCODE_IN_BATCHES`` false: openai-msg gives
+    documents sharing a session id distinct ids, and sorts rows back into source order across documents), yet
+    can write from a stream: ``encode_to(stories, write, workdir, **options)`` gives ``write`` the UTF-8 bytes of
+    ``encode(list(stories), **options)``, spilling to ``workdir`` (an empty folder the caller removes) so that
+    memory holds about one document, not the input; it returns the number of documents."""
+
+    def encode_to(
+        self, stories: Iterable[dict[str, Any]], write: Callable[[bytes], object], workdir: Any, **options: Any
+    ) -> int: ...
+
+
+@runtime_checkable
 class Hinted(Protocol):
     """Its reader keeps export hints (what the same-source writer needs to give back the source bytes) under
     ``/meta/<HINTS>``."""
@@ -198,6 +212,7 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "line_reader": (LineReader, ("read_line",)),
     "folder_writer": (FolderWriter, ("encode_folder",)),
     "batched_writer": (BatchedWriter, ("ENCODE_IN_BATCHES",)),
+    "streaming_writer": (StreamingWriter, ("encode_to",)),
     "hints": (Hinted, ("HINTS",)),
     "regrouping": (Regrouping, ("group_of", "build_group")),
     "keys": (Keyed, ("KEYS",)),

@@ -60,8 +60,17 @@ def test_a_write_error_names_the_path_exits_1_and_leaves_nothing(tmp_path, monke
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    # The write boundary of every target: text files, Parquet, and datasets' Arrow files.
+    real_open = Path.open
+
+    def open_to_read_only(self, mode="r", *args, **kwargs):
+        if set(mode) & set("wax+"):
+            full_disk()
+        return real_open(self, mode, *args, **kwargs)
+
+    # The write boundary of every target: text files (also those a streaming writer opens: the output, its
+    # scratch files), Parquet, and datasets' Arrow files.
     monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr(Path, "open", open_to_read_only)
     monkeypatch.setattr(cli.pq, "write_table", full_disk)
     import datasets
 

@@ -8,7 +8,8 @@ line index as ``{r}``: a top-level array and JSON Lines are both normalised to `
 The package is split by concern: ``tables`` (RFC-0009's key lists), ``rows`` (input shapes → rows),
 ``reader`` (rows grouped by session), ``session`` (one session → one document), ``turns`` (a row's messages),
 ``fields`` (a row's other keys), ``history`` (history copies), ``hints`` (the export hints' shape), and the
-writers ``recover`` (same source), ``synthesize`` (any other document) and ``writer`` (``encode``).
+writers ``recover`` (same source), ``synthesize`` (any other document) and ``writer`` (``encode``, and
+``encode_to`` from a stream with bounded memory).
 
 >>> import orjson
 >>> rows = [{"session_id": "s1", "step_id": 1, "run_id": "run-7", "agent_model": "gpt-5",
@@ -33,7 +34,7 @@ from .tables import (
     RUN_KEYS,
     TURN_ENV_SOURCES,
 )
-from .writer import encode
+from .writer import encode, encode_to
 
 ALIASES = ("openai-messages",)
 KEYS = (
@@ -68,6 +69,7 @@ __all__ = [
     "build_session",
     "decode",
     "encode",
+    "encode_to",
     "group_of",
     "iter_records",
     "refused_row",

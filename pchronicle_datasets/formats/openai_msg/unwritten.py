@@ -7,7 +7,7 @@ of assistant messages, tool messages for the results that answer a call) and ``r
 value has no key in a row (a turn's ``extra``, ``effort``, ``prompt``, ``env``, the document's ``/task``,
 ``/started_at``…), and some have one only where the reader gives them back: a turn's ``ts`` is its row's
 ``created_at``, turn ids and kinds are what the reader numbers and derives from the rows. ``unwritten`` lists
-each value the rows do not hold with its pointer; ``report_unwritten`` counts them through
+each value the rows do not hold with its pointer; ``unwritten_losses`` counts them through
 ``losses.report_loss``, one report per kind and written file, the kind naming the field:
 ``not in openai-msg: /turns/*/extra`` (no key for it).
 
@@ -29,12 +29,12 @@ formats' residual (it rides in the ``_storyline`` envelope of the first row), th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ...linking import observation_results
-from ...losses import report_listed
+from ...losses import ListedLosses
 from ...pointer import join
 from .tables import (
     CONTEXT_KIND,
@@ -50,7 +50,7 @@ from .tables import (
 )
 from .turns import marker_calls
 
-__all__ = ["is_output", "report_unwritten", "unwritten"]
+__all__ = ["is_output", "unwritten", "unwritten_losses"]
 
 _NOT_IN = f"not in {NAME}"
 # Root keys a row holds (``/run`` is ``job_id``) or the reader derives again; ``/final_metrics`` and the agent's
@@ -108,20 +108,23 @@ def unwritten(story: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield from _observation(turn, t, written, after=t == outputs[-1])
 
 
-def report_unwritten(stories: Iterable[dict[str, Any]]) -> None:
-    """Count ``unwritten`` of each document in the loss report: one ``report_loss`` per kind for all of them
-    (a file of many documents logs one line per kind outside ``collect_losses``), with the first pointer and
-    the session it is in.
+def unwritten_losses() -> ListedLosses:
+    """The count of ``unwritten`` in the loss report, fed one document at a time (``add``; the writer does not
+    hold its documents) and reported once (``report``): one ``report_loss`` per kind for all of them (a file of
+    many documents logs one line per kind outside ``collect_losses``), with the first pointer and the session it
+    is in.
 
     >>> from pchronicle_datasets.losses import collect_losses
     >>> turns = [{"id": 1, "src": "user", "msg": "hi", "ts": 1}, {"id": 2, "src": "agent", "msg": "hello"}]
-    >>> stories = [{"session": s, "agent": {"id": "a"}, "turns": turns} for s in ("a", "b")]
+    >>> listed = unwritten_losses()
+    >>> for story in [{"session": s, "agent": {"id": "a"}, "turns": turns} for s in ("a", "b")]:
+    ...     listed.add(story)
     >>> with collect_losses() as report:
-    ...     report_unwritten(stories)
+    ...     listed.report()
     >>> report.summary()
     '1 kind of loss: not in openai-msg: /turns/*/ts 2 (first at /turns/0/ts)'
     """
-    report_listed(stories, unwritten)
+    return ListedLosses(unwritten)
 
 
 def _places(turns: list[dict[str, Any]]) -> list[_Place | None] | None:
