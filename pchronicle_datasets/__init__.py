@@ -22,6 +22,7 @@ from .hub import push_to_hub
 # ``pc.losses`` is the loss inventory function (``pc.losses(ds, target=…)``), not the module of that name: the
 # module was imported (by ``inventory``) before this binding. Import from the module as ``pchronicle_datasets.losses``.
 from .inventory import losses
+from .loading.batches import read_batches
 from .losses import LossReport, collect_losses
 from .redact import RedactionConfig, RedactionError, Redactor, redact, redact_row
 from .schema import (
@@ -86,6 +87,7 @@ __all__ = [
     "iter_errors",
     "losses",
     "push_to_hub",
+    "read_batches",
     "redact",
     "redact_row",
     "row_to_story",

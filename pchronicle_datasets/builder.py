@@ -39,18 +39,17 @@ from datasets.utils.py_utils import classproperty
 
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import BadRecordError
-from .features import STORYLINE_FEATURES, rows_to_table, story_to_row
-from .formats import capability, format_names, iter_records
+from .features import STORYLINE_FEATURES
+from .formats import format_names
 from .formats.base import as_bytes
-from .formats.residual import origin
-from .formats.source import MAX_RECORD_SIZE, check_record_size
-from .gc_pause import gc_paused
+from .formats.source import MAX_RECORD_SIZE
+from .loading.batches import check_options, file_records, read_error, tables
 from .loading.ids import document_ids
-from .loading.policy import BadRecords, check_policy, prepare_quarantine
+from .loading.policy import BadRecords, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
-from .session_links import parent_links, with_children
+from .session_links import parent_links
 from .sidecars import pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
@@ -99,14 +98,7 @@ class PchronicleConfig(datasets.BuilderConfig):
     def check(self) -> None:
         """Refuse options that make no sense. Also run when the builder starts: datasets copies a predefined
         config and sets the user's options with setattr, which skips ``__post_init__``."""
-        if self.name != "auto" and self.name not in format_names():
-            raise ValueError(f"unknown pchronicle format {self.name!r}; known: auto, {', '.join(format_names())}")
-        check_policy(self.on_bad_records)
-        if type(self.batch_size) is not int or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self.batch_size!r}")
-        if type(self.max_decompressed_size) is not int or self.max_decompressed_size < 1:
-            raise ValueError(f"max_decompressed_size must be a positive integer, got {self.max_decompressed_size!r}")
-        check_record_size(self.max_record_size)
+        check_options(self.name, self.on_bad_records, self.batch_size, self.max_decompressed_size, self.max_record_size)
 
 
 class Pchronicle(datasets.ArrowBasedBuilder):
@@ -215,37 +207,28 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 with xopen(path, "rb") as f:
                     yield from self._file_tables(shard, f, path, name, tuple(part), run, sidecar)
             except OSError as exc:
-                raise BadRecordError(f"cannot read the file: {exc}", document_id=name) from None
+                raise read_error(exc, name) from None
 
     def _file_tables(
         self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str, sidecar: bytes | None = None
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
-        fmt = _splittable(path, self.config.name)
-        if n == 1 and fmt is None:
-            records = iter_records(
-                self.config.name,
-                f,
-                name,
-                max_size=self.config.max_decompressed_size,
-                sidecar=sidecar,
-                max_record_size=self.config.max_record_size,
-            )
-        else:
-            # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file
-            # itself, which it can read again by offset (no spill file), and the part's byte range.
-            module = capability(fmt or self.config.name, "splittable")
-            records = module.iter_records(
-                f,
-                name,
-                byte_range=_byte_range(path, k, n) if n > 1 else None,
-                max_record_size=self.config.max_record_size,
-            )
-        records = with_children(records, getattr(self, "_links", None) or {})
+        # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file itself,
+        # which it can read again by offset (no spill file), and the part's byte range.
+        records = file_records(
+            f,
+            name,
+            self.config.name,
+            sidecar=sidecar,
+            links=getattr(self, "_links", None),
+            ranges=_splittable(path, self.config.name),
+            byte_range=_byte_range(path, k, n) if n > 1 else None,
+            max_decompressed_size=self.config.max_decompressed_size,
+            max_record_size=self.config.max_record_size,
+        )
         key = (run, name) if n == 1 else (run, f"{name}#{k}/{n}")
-        batch = 0
         first_pass = key not in _quarantined
-        self._bad = BadRecords(
+        bad_records = BadRecords(
             self.config.on_bad_records,
             Quarantine(
                 self.config.quarantine_file,
@@ -255,18 +238,14 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 write=first_pass,
             ),
         )
-        while True:
-            # Decoding and row building allocate many containers without cycles: the collector waits
-            # (see gc_pause.py), and runs again while datasets writes the batch.
-            with gc_paused():
-                # A small first batch: a streaming reader gets its first rows as soon as they are built.
-                table = self._next_table(records, name, FIRST_BATCH if batch == 0 else self.config.batch_size)
-            if table is None:
-                break
-            yield Key(shard, batch), table
-            batch += 1
+        try:
+            # A small first batch: a streaming reader gets its first rows as soon as they are built.
+            for batch, table in enumerate(tables(records, name, bad_records, self.config.batch_size, FIRST_BATCH)):
+                yield Key(shard, batch), table
+        except QuarantineError as exc:
+            raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
         _quarantined.add(key)
-        bad = self._bad.quarantine
+        bad = bad_records.quarantine
         if bad.count:
             again = "" if first_pass else " (again: this run already quarantined them)"
             logger.warning(f"pchronicle: {bad.summary(f' in {name}')}{again}")
@@ -307,25 +286,6 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             f"{sum(1 for r in saved if r.get('skipped'))} file(s){where}; nothing new is quarantined "
             "(download_mode='force_redownload' generates again)"
         )
-
-    def _next_table(self, records: Iterator, name: str, size: int) -> Any:
-        """The next batch of rows as an Arrow table, or None when the file is done."""
-        rows: list[dict[str, Any]] = []
-        for rec in records:
-            if rec.error is not None:
-                try:
-                    self._bad.take(name, rec)  # raises BadRecordError under on_bad_records="error"
-                except QuarantineError as exc:
-                    raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
-                continue
-            story = rec.story
-            if "origin" not in story:
-                # A Storyline document without provenance gets its file's (documents that have an origin keep it).
-                story = {**story, "origin": origin("storyline", name)}
-            rows.append(story_to_row(story, check=False))  # readers return validated documents
-            if len(rows) >= size:
-                break
-        return rows_to_table(rows) if rows else None
 
 
 def _read_whole(path: str) -> bytes:

@@ -7,6 +7,8 @@
 - ``policy``: the bad-record policy (``on_bad_records``), the error that stops a load (``refusal``), the
   quarantine file's setup (``prepare_quarantine``) and the commands' policy object (``CommandBadRecords``, for
   the CLI and Spark alike).
+- ``batches``: ``read_batches``, Storyline rows as Arrow record batches for any engine (Daft, Ray, pyarrow), and
+  the two steps the builder reads a file with too (``file_records``: which reader; ``tables``: the policy, rows).
 
 Below them, in ``formats/``: whether a file is one JSON value or JSON Lines (``base.first_line_kind``), what a
 blank line is (``source.is_blank_line``) and the readers themselves; ``formats.capability`` finds what a
