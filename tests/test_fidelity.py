@@ -218,7 +218,9 @@ def test_push_writes_what_the_conversion_left_out_in_the_card(tmp_path, monkeypa
         assert main(["push", str(path), "--repo", "org/sft", "--to", "sharegpt", "--token", "hf_test_token"]) == 0
     card = fake.files["README.md"].decode()
     section = card.split("## What the conversion left out", 1)[1]
-    assert "| `system_prompt_replaced` | 1 | `/turns/0/msg` |" in section
+    row = next(line for line in section.splitlines() if line.startswith("| `system_prompt_replaced` |"))
+    assert row.startswith("| `system_prompt_replaced` | 1 | `/turns/0/msg` ")  # the first pointer…
+    assert "run\\.json" in row.split(" | ")[2]  # …and the document it is in (Markdown-escaped)
     with fake_hub() as fake:
         assert main(["push", str(path), "--repo", "org/sft", "--to", "messages", "--token", "hf_test_token"]) == 0
     assert "Nothing: every value of the sources is in these rows" in fake.files["README.md"].decode()

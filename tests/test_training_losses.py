@@ -4,6 +4,7 @@ developer turns; results that answer no call (Harbor's terminus-2); ``pc.incompl
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import os
@@ -43,13 +44,22 @@ LOSSY = doc(
 # ------------------------------------------------------------------------------------------- the report
 
 
-@pytest.mark.parametrize("fn", [pc.to_sharegpt, pc.to_messages])
+@pytest.mark.parametrize("fn", [pc.to_sharegpt, functools.partial(pc.to_messages, arguments="object")])
 def test_losses_are_counted_by_kind_with_the_first_pointer(fn):
     with pc.collect_losses() as report:
         fn(LOSSY)
     assert dict(report.counts) == {"content_flattened": 1, "invalid_arguments": 1}
     assert report.first == {"content_flattened": "/turns/0/msg", "invalid_arguments": "/turns/1/tool_calls/0/args"}
     assert report.first_document == {"content_flattened": "s", "invalid_arguments": "s"}
+
+
+def test_to_messages_string_form_keeps_arguments_that_are_not_json():
+    """The dataset form's arguments are text: a source that is not JSON is written as it is, so it is no loss (the
+    ShareGPT seed's rule writes ``{}``, and the object form has no place for text either)."""
+    with pc.collect_losses() as report:
+        out = pc.to_messages(LOSSY)
+    assert out["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{not json"
+    assert dict(report.counts) == {"content_flattened": 1}
 
 
 @pytest.mark.parametrize("fn", [pc.to_sharegpt, pc.to_messages])
@@ -76,9 +86,13 @@ def test_one_summary_per_map_call(fn, batched, caplog):
         ds.map(fn, batched=batched, batch_size=3, remove_columns=ds.column_names, load_from_cache_file=False)
     summaries = _map_summaries(caplog)
     assert len(summaries) == 2, summaries  # one per map call, never one per row
-    assert summaries[0].startswith(f"{fn.__name__} over 8 example(s) (ds.map): 2 kinds of loss: ")
+    kinds = "2 kinds of loss" if fn is pc.to_sharegpt else "1 kind of loss"  # to_messages keeps the text
+    assert summaries[0].startswith(f"{fn.__name__} over 8 example(s) (ds.map): {kinds}: ")
     assert "content_flattened 7 (first at /turns/0/msg of s)" in summaries[0]
-    assert "invalid_arguments 7" in summaries[0] and "keep_invalid_args=True" in summaries[0]
+    if fn is pc.to_sharegpt:
+        assert "invalid_arguments 7" in summaries[0] and "keep_invalid_args=True" in summaries[0]
+    else:
+        assert "invalid_arguments" not in summaries[0]
 
 
 def test_a_clean_map_call_logs_no_warning(caplog):
@@ -108,7 +122,7 @@ def test_collect_losses_around_ds_map_gets_the_counts_and_nothing_is_logged(capl
     ds = dataset([LOSSY] * 3)
     with pc.collect_losses() as report:
         ds.map(pc.to_messages, remove_columns=ds.column_names, load_from_cache_file=False)
-    assert report.counts["invalid_arguments"] == 3
+    assert report.counts["content_flattened"] == 3 and "invalid_arguments" not in report.counts
     assert _map_summaries(caplog) == []
 
 
@@ -358,7 +372,7 @@ def test_cli_convert_and_push_print_the_loss_report(tmp_path, monkeypatch, capsy
     with fake_hub() as fake:
         assert main(["push", str(src), "--repo", "org/x", "--to", "messages", "--token", "hf_test_token"]) == 0
     err = capsys.readouterr().err
-    assert "losses: 2 kinds of loss" in err and "to_messages over" not in err  # the CLI collects: no log line
+    assert "losses: 1 kind of loss" in err and "to_messages over" not in err  # the CLI collects: no log line
     assert "data/train-00000-of-00001.parquet" in fake.files
 
 

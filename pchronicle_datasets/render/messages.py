@@ -58,7 +58,8 @@ def render_messages(
     (a counted loss, ``source_renamed``); ``developer="system"`` folds the developer turns into the system
     message instead (appended to the leading one, or made the first message). Every ``content`` is a string
     (``text_of``; non-text parts are a counted loss). Arguments are objects, or their JSON text with
-    ``arguments="string"`` (``written_arguments``: a string that is not JSON is ``{}``, a counted loss). A
+    ``arguments="string"`` (a source string, JSON or not, is written as it is; in the object form a string that is
+    not JSON is ``{}``, a counted loss: ``written_arguments``). A
     result that answers a call is a ``tool`` message after the turn with the call; one that answers no call is
     the next ``user`` message. Renamed call ids are shown as the source wrote them (``/meta/source_call_ids``).
 
@@ -126,10 +127,14 @@ def render_messages(
 
 def _call(call: dict[str, Any], shown: dict[str, str], ptr: str, *, arguments: str, keep_invalid: bool) -> dict:
     source = call["args"]
-    args = written_arguments(source, keep_invalid=keep_invalid, pointer=f"{ptr}/args")
-    if arguments == "string" and not isinstance(args, str):
-        # The source's own text when it was JSON only to the reference's parser (NaN, big integers): kept exactly.
-        args = source if isinstance(source, str) else dumps_text(args)  # orjson: every digit of 2.5e-05 kept
+    if arguments == "string" and isinstance(source, str):
+        # A string source is text the parser did not read as JSON (NaN, big integers, or no JSON at all): the
+        # string form holds it exactly, so nothing is lost and nothing is counted.
+        args = source
+    else:
+        args = written_arguments(source, keep_invalid=keep_invalid, pointer=f"{ptr}/args")
+        if arguments == "string" and not isinstance(args, str):
+            args = dumps_text(args)  # orjson: every digit of 2.5e-05 kept
     return {
         "id": shown.get(call["tcid"], call["tcid"]),
         "type": "function",
