@@ -341,6 +341,12 @@ def row_to_story(row: Mapping[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- derived columns
 
 
+#: The whitespace Python's ``json`` (and orjson) skip before a value, and the characters a value can start with
+#: for ``json`` (orjson takes fewer: no NaN, Infinity): text starting with anything else is JSON to neither.
+_JSON_SPACE = " \t\n\r"
+_JSON_START = frozenset('{["-0123456789tfnNI')
+
+
 def _result_failed(content: Any) -> bool:
     """The reference batch runner's rule for a failed tool result (hermes-agent ``_extract_tool_stats``).
 
@@ -349,6 +355,13 @@ def _result_failed(content: Any) -> bool:
     """
     parsed = content
     if isinstance(content, str):
+        first = content[:1]
+        if first in _JSON_SPACE:
+            first = content.lstrip(_JSON_SPACE)[:1]
+        if first not in _JSON_START:
+            # Neither parser can take it (most tool outputs are plain text): decided without the two failed
+            # parses, whose exceptions cost more than the rest of the row's tool statistics.
+            return not content or content.strip().lower().startswith("error:")
         try:
             parsed = orjson.loads(content)
         except orjson.JSONDecodeError:
