@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, may_hold_big_int, short, try_loads
+from ...jsonio import dumps, json_type, short, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
 from ...markup_tags import THINK, TOOL_CALL, TOOL_RESPONSE
@@ -90,27 +90,12 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
     not records, so export, which writes none, gives back the same name); ``prefix``: the record's pointer in
     a whole file (``/3``), before the pointers of its errors."""
     try:
-        story = _Reader(value, document_id, line, index, _may_hold_big_int(raw)).build()
+        story = _Reader(value, document_id, line, index).build()
     except PchronicleError as exc:
         if prefix:
             exc = type(exc)(exc.reason, pointer=prefix + exc.pointer, document_id=document_id, line=None)
         return Record(line, raw, error=exc.with_context(document_id=document_id, line=line), value=value)
     return Record(line, raw, story=story, value=value)
-
-
-def _may_hold_big_int(raw: bytes) -> bool:
-    """Whether a JSON text found in a string of the record (a block, a tool list) may hold an integer beyond
-    64 bits, from one scan of the record's own bytes instead of one per text (most records hold dozens).
-
-    A string's digits are the raw text's digits, with the same neighbours, unless a ``\\u`` escape stands
-    for a digit or for one of the characters the scan looks at beside a run (``.``, ``e``, ``+``; or a hex
-    digit of an escape, such as ``\\u00e9``, right before one): a record with any ``\\u`` is scanned text
-    by text, as before. The other escapes (``\\n``, ``\\"``…) put a letter or a backslash beside a run in the
-    raw text where the string has a control character or a quote, and neither makes a run look like a float.
-    """
-    if not isinstance(raw, bytes | bytearray):  # no raw text to judge by (a caller's placeholder): each text
-        return True
-    return b"\\u" in raw or may_hold_big_int(raw)
 
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:
@@ -144,9 +129,8 @@ def _is_element(value: Any) -> bool:
 class _Reader:
     """One record (or bare conversation) → one Storyline document."""
 
-    def __init__(self, value: Any, document_id: str | None, line: int, index: int, scan: bool = True) -> None:
+    def __init__(self, value: Any, document_id: str | None, line: int, index: int) -> None:
         self.value = value
-        self.scan = scan  # whether a JSON text inside the record may hold an integer beyond 64 bits
         self.document_id = document_id
         self.line = line  # the physical line, for errors
         self.index = index  # the record's place among the file's records, for the session id
@@ -325,7 +309,7 @@ class _Reader:
         out = []
         for k, (_, _, raw) in enumerate(blocks(value, *TOOL_RESPONSE)):
             block = raw.strip()
-            ok, payload = try_loads(block, scan=self.scan)
+            ok, payload = try_loads(block)
             if not ok or not isinstance(payload, dict):
                 payload = {"content": block}
             name = payload.get("name")
@@ -390,14 +374,15 @@ class _Reader:
         if value != regenerated:
             self.kept.keep(f"{ptr}/value", value)
 
-    def _generated_tools(self, value: Any) -> Any:
+    @staticmethod
+    def _generated_tools(value: Any) -> Any:
         """The tools of a system prompt that is exactly the generated template, else None."""
         if not isinstance(value, str):
             return None
         start, end = value.find("\n<tools>\n"), value.rfind("\n</tools>\n")
         if start < 0 or end < start + len("\n<tools>\n"):
             return None
-        ok, listed = try_loads(value[start + len("\n<tools>\n") : end], scan=self.scan)
+        ok, listed = try_loads(value[start + len("\n<tools>\n") : end])
         if not ok:
             return None
         if not isinstance(listed, list) or not all(
@@ -421,7 +406,7 @@ class _Reader:
         calls = []
         taken = []  # the blocks that are calls: removed from the text (each block is parsed once)
         for c, found in enumerate(blocks(rest, *TOOL_CALL)):
-            ok, payload = try_loads(found[2].strip(), scan=self.scan)
+            ok, payload = try_loads(found[2].strip())
             if ok and isinstance(payload, dict) and isinstance(payload.get("name"), str) and payload["name"]:
                 calls.append({"tcid": f"call-{i}-{c}", "fn": payload["name"], "args": payload.get("arguments", {})})
                 taken.append(found)
@@ -479,12 +464,7 @@ class _Reader:
                         self.kept.keep(join("/metadata", mkey), mvalue)
             elif key == "system" and dialect == DIALECT and self.system == "column":
                 self.keys.append(key)  # the first turn
-            elif (
-                key == "tools"
-                and dialect == DIALECT
-                and isinstance(value, str)
-                and (listed := _tool_list(value, self.scan))
-            ):
+            elif key == "tools" and dialect == DIALECT and isinstance(value, str) and (listed := _tool_list(value)):
                 tools = listed
                 self.keys.append(key)
                 if jdumps(listed) != value:
@@ -502,9 +482,9 @@ class _Reader:
         return tools
 
 
-def _tool_list(text: str, scan: bool = True) -> list | None:
+def _tool_list(text: str) -> list | None:
     """LLaMA-Factory's ``tools`` string as a list of function schemas, or None when it is not one."""
-    ok, listed = try_loads(text, scan=scan)
+    ok, listed = try_loads(text)
     if ok and isinstance(listed, list) and listed and all(isinstance(t, dict) for t in listed):
         return listed
     return None
