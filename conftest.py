@@ -1,5 +1,11 @@
 import os
 
+# Nothing is downloaded at test time: `datasets` looks nothing up on the Hub (a `load_dataset("pchronicle", …)`
+# would otherwise ask the Hub whether "pchronicle" is a dataset repository first, and wait 5 s for an answer that
+# never comes on a machine without network). Set before `datasets` is imported, which reads it once. The Hub
+# client itself stays online: the push tests route it to a fake Hub (tests/hub_fake.py).
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
 import pytest
 from hypothesis import settings
 
