@@ -41,6 +41,7 @@ __all__ = [
     "first_value",
     "first_values",
     "json_lines",
+    "open_file",
     "parse_file",
     "parse_line",
     "parse_source",
@@ -344,6 +345,24 @@ def parse_file(data: bytes | Source, document_id: str | None, scan: bool | None 
         return False, parsed_lines(data, lines, document_id, scan)
 
 
+def open_file(data: Any, document_id: str | None) -> tuple[Source, bool, Any] | Record | None:
+    """How every reader opens a file: ``(source, whole, parsed)`` (``parse_file`` on ``as_source(data)``); None
+    for a blank file (no record); the one error record (the whole text) of a file that is neither one JSON value
+    nor JSON Lines.
+
+    >>> open_file(b"  ", "f") is None, open_file(b"{", "f").error is not None, open_file(b"[1]", "f")[1:]
+    (True, True, (True, [1]))
+    """
+    src = as_source(data, document_id)
+    if src.is_blank():
+        return None
+    try:
+        whole, parsed = parse_file(src, document_id)
+    except FormatError as exc:
+        return Record(exc.line, src.text, error=exc)
+    return src, whole, parsed
+
+
 def read_records(
     data: Any,
     document_id: str | None,
@@ -367,14 +386,11 @@ def read_records(
     >>> [(r.line, r.value) for r in read_records(b'{"n":\\n 1}', "f", each, whole)]
     [(None, {'n': 1})]
     """
-    src = as_source(data, document_id)
-    if src.is_blank():
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
         return
-    try:
-        is_whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
+    src, is_whole, parsed = opened
     if is_whole:
         yield from whole(parsed, src.text)
         return

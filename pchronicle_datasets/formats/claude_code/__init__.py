@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, open_file
 from .fields import NAME, SIDECAR_SUFFIX, SUBAGENT_PREFIX
 from .reader import parse_sidecar, read_session
 from .writer import encode, session_lines
@@ -93,14 +93,11 @@ def sidecar_of(name: str) -> str | None:
 def iter_records(data: Any, document_id: str | None = None, *, sidecar: bytes | None = None) -> Iterator[Record]:
     """One record per line that is not JSON (its error), then the file's document (or the error that refused
     it); ``sidecar``: the bytes of the file's ``.meta.json``, when there is one."""
-    src = as_source(data, document_id)
-    if src.is_blank():
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
         return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
+    src, whole, parsed = opened
     if whole:
         items = [(0, 1, src.text, parsed)]
     else:

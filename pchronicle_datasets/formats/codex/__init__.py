@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, open_file
 from .fields import NAME
 from .reader import layout_of, parent_thread, read_rollout
 from .writer import encode, rollout_lines
@@ -79,14 +79,11 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     """The documents of a rollout file, one per session it holds, each as soon as its lines are read (a line
     that is not JSON is an error record of its own, and the rest is still read); a session that gives no
     document is one error record naming the line and pointer."""
-    src = as_source(data, document_id)
-    if src.is_blank():
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
         return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
+    src, whole, parsed = opened
     items = [(1, src.text, parsed)] if whole else ((line, raw, value) for _, line, raw, value in parsed)
     values: list[Any] = []
     numbers: list[int] = []

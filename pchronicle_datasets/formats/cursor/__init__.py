@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ..base import Record, as_source, documents, parse_file
+from ..base import Record, documents, open_file
 from .fields import NAME, ROLES
 from .reader import Transcript
 from .writer import encode
@@ -59,14 +59,11 @@ def sniff(sample: Any) -> bool:
 
 def iter_records(data: Any, document_id: str | None = None):
     """The document of a transcript (a line that is not JSON is its own error record; the others still read)."""
-    src = as_source(data, document_id)
-    if src.is_blank():
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
         return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
+    src, whole, parsed = opened
     transcript = Transcript(document_id)
     items = [(0, None, src.text, parsed)] if whole else parsed
     first, raws = None, []

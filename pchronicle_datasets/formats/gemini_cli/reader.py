@@ -22,7 +22,7 @@ import orjson
 from ...errors import FormatError, PchronicleError
 from ...linking import SOURCE_CALL_IDS
 from ...schema import is_time
-from ..base import Record, as_source, parse_file
+from ..base import Record, open_file
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
@@ -454,14 +454,11 @@ def _function_response(result: Any, call_id: str, name: str) -> Any:
 def read_session(data: Any, document_id: str | None = None) -> Iterator[Record]:
     """The records of one session file: one error record per line that is not JSON (the CLI skips such a line
     too: the others still make the session), then the session's document, or the error that refused it."""
-    src = as_source(data, document_id)
-    if src.is_blank():
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
         return
-    try:
-        whole, parsed = parse_file(src, document_id)
-    except FormatError as exc:
-        yield Record(exc.line, src.text, error=exc)
-        return
+    src, whole, parsed = opened
     session = _Session(document_id)
     if whole:
         if not (is_metadata(parsed) and isinstance(parsed.get("messages"), list)):
