@@ -21,6 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import compile_package
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
@@ -92,6 +95,7 @@ def main() -> None:
     parser.add_argument("--codex", type=Path, help="a folder of Codex rollouts instead of tests/data/codex")
     parser.add_argument("--pi", type=Path, help="a folder of Pi sessions instead of tests/data/pi")
     args = parser.parse_args()
+    compile_package()  # timed imports as a pip-installed package has them (common.compile_package)
     for result in (bench_codex(args.copies, args.codex), bench_pi(args.copies, args.pi)):
         j, p = result["json"], result["pchronicle"]
         print(

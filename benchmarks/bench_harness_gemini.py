@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import text
+from common import compile_package, text
 
 CHILD = r"""
 import json, resource, sys, time
@@ -142,6 +142,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    compile_package()  # timed imports as a pip-installed package has them (common.compile_package)
     rng = random.Random(22)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

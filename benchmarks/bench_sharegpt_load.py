@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import text
+from common import compile_package, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pchronicle_datasets.render.sharegpt import system_prompt
@@ -133,6 +133,7 @@ def main() -> None:
         "--before", metavar="DIR", help="a checkout of an earlier version: its loader runs as a third side, alternated"
     )
     args = parser.parse_args()
+    compile_package()  # timed imports as a pip-installed package has them (common.compile_package)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         files = []
