@@ -54,6 +54,7 @@ class Held:
     def __init__(self) -> None:
         self.count = 0
         self._by_print: dict[tuple, list[tuple[int, tuple, dict]]] = {}
+        self._last: list[dict] = []  # the messages of the last add: the next row resends most of them
 
     @staticmethod
     def _print(key: tuple) -> tuple:
@@ -64,8 +65,17 @@ class Held:
         return _str_or_none(key[0]), _str_or_none(key[3]), calls, _str_or_none(key[1])
 
     def add(self, msgs: list[dict], keys: list[tuple]) -> None:
-        """One row's messages (and its ``response``, last, when that was the output), with their keys."""
-        for msg, key in zip(msgs, keys, strict=True):
+        """One row's messages (and its ``response``, last, when that was the output), with their keys.
+
+        A message equal to the one at its place in the previous row (a history copy, resent whole) is counted but
+        not indexed again: an equal message is indexed before it, with the same key and fields, and ``find``
+        returns the first match, so the index answers the same. Indexing every row's whole history made a
+        session's reading quadratic in its length (a gateway resends the history with every row)."""
+        last, self._last = self._last, msgs
+        for i, (msg, key) in enumerate(zip(msgs, keys, strict=True)):
+            if i < len(last) and msg == last[i]:
+                self.count += 1
+                continue
             role = msg.get("role")
             if type(role) is str and role in ECHO_ROLES:
                 projected = {k: msg[k] for k in COMPARED if k in msg}

@@ -45,3 +45,20 @@ def test_a_new_call_with_an_earlier_calls_id_is_not_an_echo() -> None:
     second = assistant("", tool_calls=[call("c1", "ls", '{"p": "b"}')])
     story = one(jsonl([row(1, [user("go")], first), row(2, [second, tool("c1", "x")], assistant("done"))]))
     assert sum(len(t.get("tool_calls") or ()) for t in story["turns"]) == 2
+
+
+def test_the_echo_index_grows_with_the_new_messages_not_with_every_resent_history() -> None:
+    """A full-history gateway resends every earlier message with each row: the index holds each message once
+    (a copy equal to the one at its place in the previous row is counted, not indexed again), so reading a
+    session stays linear in its length; positions still count every message, as the writer counts them."""
+    from pchronicle_datasets.formats.openai_msg.history import Held, history_key
+
+    held, history, rows = Held(), [user("go")], 40
+    for k in range(rows):
+        history = [*history, assistant(f"step {k}"), tool(f"out {k}", "c")]
+        held.add(history, [history_key(m) for m in history])
+    indexed = sum(len(entries) for entries in held._by_print.values())
+    assert indexed == 2 * rows  # each assistant and tool message once (users are never echoes)
+    assert held.count == sum(1 + 2 * (k + 1) for k in range(rows))
+    found = held.find(assistant("step 3"), history_key(assistant("step 3")))
+    assert found is not None and found[0] == sum(1 + 2 * (k + 1) for k in range(3)) + 7  # where it first came
