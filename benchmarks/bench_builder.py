@@ -5,7 +5,8 @@
 
 Both loaders read the same realistic JSON Lines files (benchmarks/bench_openai_msg.py's generator: full
 history per row, tool calls, reasoning, `meta_json` as a JSON string), each with a fresh cache, in a child
-process of its own so that peak memory (ru_maxrss) belongs to one loader. Reported: seconds, MB/s, the
+process of its own so that peak memory (its own VmHWM: common.PEAK_MB) belongs to one loader. Reported:
+seconds, MB/s, the
 ratio (target: pchronicle takes at most half json's time), peak memory, and the streaming peak memory of
 `load_dataset("pchronicle", …, streaming=True)` iterated to the end, for growing corpora (more files of the
 same size): it must stay flat as the corpus grows.
@@ -22,10 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_openai_msg import make_corpus
-from common import compile_package
+from common import PEAK_MB, compile_package
 
-CHILD = r"""
-import json, resource, sys, time
+CHILD = (
+    PEAK_MB
+    + r"""
+import json, sys, time
 mode, cache, *files = sys.argv[1:]
 from datasets import load_dataset
 if mode != "json":
@@ -41,8 +44,9 @@ else:
     ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", streaming=True)
     n = sum(1 for _ in ds)
 seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rows": n, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"seconds": seconds, "rows": n, "peak_mb": peak_mb()}))
 """
+)
 
 
 def run(mode: str, files: list[str], cache: str) -> dict:

@@ -22,13 +22,15 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import compile_package
+from common import PEAK_MB, compile_package
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
-CHILD = r"""
-import json, resource, sys, time
+CHILD = (
+    PEAK_MB
+    + r"""
+import json, sys, time
 mode, cache, folder = sys.argv[1:]
 from datasets import load_dataset
 if mode != "json":
@@ -40,8 +42,9 @@ else:
     ds = load_dataset("pchronicle", mode, data_files=folder + "/*.jsonl", split="train", cache_dir=cache)
 seconds = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": peak_mb()}))
 """
+)
 
 
 def _corpus(sources: list[Path], copies: int, out: Path) -> int:

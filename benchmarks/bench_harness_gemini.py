@@ -22,10 +22,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import compile_package, text
+from common import PEAK_MB, compile_package, text
 
-CHILD = r"""
-import json, resource, sys, time
+CHILD = (
+    PEAK_MB
+    + r"""
+import json, sys, time
 mode, cache, *files = sys.argv[1:]
 from datasets import load_dataset
 if mode != "json":
@@ -37,8 +39,9 @@ else:
     ds = load_dataset("pchronicle", "gemini-cli", data_files=files, split="train", cache_dir=cache)
 seconds = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": peak_mb()}))
 """
+)
 
 TOOLS = ("read_file", "run_shell_command", "replace", "glob", "search_file_content")
 

@@ -27,15 +27,17 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import compile_package, text
+from common import PEAK_MB, compile_package, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pchronicle_datasets.render.sharegpt import system_prompt
 
-CHILD = r"""
+CHILD = (
+    PEAK_MB
+    + r"""
 import time
 start = time.perf_counter()
-import json, resource, sys
+import json, sys
 mode, cache, *files = sys.argv[1:]
 from datasets import load_dataset
 if mode == "json":
@@ -45,8 +47,9 @@ else:
     ds = load_dataset("pchronicle", "sharegpt", data_files=files, split="train", cache_dir=cache)
 seconds = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": peak_mb()}))
 """
+)
 
 TOOLS = [
     {

@@ -38,3 +38,17 @@ def compile_package() -> None:
     import pchronicle_datasets
 
     compileall.compile_dir(str(Path(pchronicle_datasets.__file__).parent), quiet=1)
+
+
+#: Python source of ``peak_mb()`` for the benchmarks' child processes: the child's own peak RSS in MB (``VmHWM``).
+#: ``ru_maxrss`` would do on another system, but Linux carries it over from the parent across fork and exec, so a
+#: child of a benchmark that holds a large corpus reported the parent's peak.
+PEAK_MB = """
+def peak_mb():
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(x.split()[1]) for x in f if x.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""

@@ -51,10 +51,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_openai_msg import session_rows  # noqa: E402
 from bench_sharegpt import markdown_map  # noqa: E402
-from common import compile_package  # noqa: E402
+from common import PEAK_MB, compile_package  # noqa: E402
 
-CHILD = r"""
-import json, resource, sys, time
+CHILD = (
+    PEAK_MB
+    + r"""
+import json, sys, time
 mode, cache, num_proc, *files = sys.argv[1:]
 num_proc = int(num_proc) or None
 began = time.perf_counter()  # the imports a user's script makes are inside the clock, timed apart
@@ -78,15 +80,15 @@ else:
             first = time.perf_counter() - start
         n += 1
 seconds = time.perf_counter() - start
-try:  # this process's own high-water mark: Linux carries ru_maxrss over from the parent across fork and exec
-    peak = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")) / 1024
-except (OSError, StopIteration):
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = peak_mb()  # its own high-water mark (common.PEAK_MB)
 print(json.dumps({"seconds": seconds, "import_s": start - began, "rows": n, "peak_mb": peak, "first_row": first}))
 """
+)
 
-BOMB_CHILD = r"""
-import json, resource, sys, time
+BOMB_CHILD = (
+    PEAK_MB
+    + r"""
+import json, sys, time
 from pchronicle_datasets.formats import iter_records
 path, limit = sys.argv[1], int(sys.argv[2])
 start = time.perf_counter()
@@ -95,12 +97,10 @@ with open(path, "rb") as f:
 seconds = time.perf_counter() - start
 docs = sum(r.story is not None for r in records)
 err = str(records[-1].error) if records and records[-1].error else f"none ({docs} document(s))"
-try:  # this process's own high-water mark: Linux carries ru_maxrss over from the parent across fork and exec
-    peak = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM:")) / 1024
-except (OSError, StopIteration):
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = peak_mb()  # its own high-water mark (common.PEAK_MB)
 print(json.dumps({"seconds": seconds, "peak_mb": peak, "records": len(records), "error": err[:160]}))
 """
+)
 
 
 def child(code: str, *args: str) -> dict:
