@@ -23,6 +23,14 @@ DATA = Path(__file__).parent / "data" / "sharegpt"
 ATIF = Path(__file__).parent / "data" / "atif"
 
 
+@pytest.fixture(autouse=True)
+def _earlier_map_calls_ended():
+    """A map call's summary is logged when its shard's Arrow view is released; a call that raised (here or in an
+    earlier test) keeps that view in its traceback's reference cycle until the collector runs, which may be in
+    the middle of a later test. Collecting first logs such summaries before this test reads the log."""
+    gc.collect()
+
+
 def doc(turns: list[dict], **agent) -> dict:
     for i, turn in enumerate(turns):
         turn.setdefault("id", i + 1)
@@ -406,3 +414,21 @@ def test_to_sharegpt_gives_back_any_reference_conversation(record):
     assert out == from_row
     if regular and all(set(e) == {"from", "value"} for e in conv):
         assert out == conv
+
+
+def test_a_call_released_late_does_not_end_the_call_that_took_its_frame_id(caplog):
+    """The frame id of a map call may be reused by a newer call while the older call's anchor still lives (its
+    traceback's cycle): the older finalizer logs the older call only, and the newer call keeps counting."""
+    from pchronicle_datasets.training import map_losses
+
+    caplog.set_level(logging.INFO, logger="pchronicle_datasets.losses")
+    old, new = map_losses._MapCall("to_messages", None), map_losses._MapCall("to_sharegpt", None)
+    key = -1  # no real frame has this id
+    map_losses._CALLS[key] = new
+    try:
+        map_losses._finish(key, old)  # the older call's late finalizer
+        assert map_losses._CALLS.get(key) is new
+        map_losses._finish(key, old)  # a second end of the same call logs nothing more
+        assert [r.getMessage() for r in caplog.records] == ["to_messages over 0 example(s) (ds.map): no loss"]
+    finally:
+        map_losses._CALLS.pop(key, None)

@@ -51,6 +51,7 @@ class _MapCall:
     label: str = "ds.map"
     examples: int = 0
     report: LossReport = field(default_factory=LossReport)
+    done: bool = False  # its summary was logged (by its finalizer, or when a newer call took its frame's id)
 
 
 _CALLS: dict[int, _MapCall] = {}
@@ -98,10 +99,15 @@ def _map_frame() -> tuple[FrameType, str, str] | None:
     return None
 
 
-def _finish(key: int) -> None:
-    call = _CALLS.pop(key, None)
-    if call is None:
+def _finish(key: int, call: _MapCall) -> None:
+    # The call itself, not only its frame's id: an anchor released late (a map call that raised keeps its frame
+    # in the traceback's reference cycle until the collector runs) must not end a newer call whose frame has
+    # the same id.
+    if call.done:
         return
+    call.done = True
+    if _CALLS.get(key) is call:
+        del _CALLS[key]
     shard = f" (shard {call.rank})" if call.rank is not None else ""
     if call.report:
         log.warning(
@@ -130,15 +136,16 @@ def _current_call(name: str) -> _MapCall | None:
     anchor = local.get(anchor_name)
     if anchor is None:
         return None
+    rank = local.get("rank")
+    new = _MapCall(name, rank if isinstance(rank, int) else None, label)
     try:
-        weakref.finalize(anchor, _finish, key)
+        weakref.finalize(anchor, _finish, key, new)
     except TypeError:  # not weak-referenceable in this datasets
         return None
     if call is not None:
-        _finish(key)  # another map function on the same frame: the frame id was reused
-    rank = local.get("rank")
-    call = _CALLS[key] = _MapCall(name, rank if isinstance(rank, int) else None, label)
-    return call
+        _finish(key, call)  # another map function on the same frame: the frame id was reused
+    _CALLS[key] = new
+    return new
 
 
 def note(name: str, report: LossReport, *, document: str = "", examples: int = 1) -> None:
