@@ -15,47 +15,18 @@ same size): it must stay flat as the corpus grows.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_openai_msg import make_corpus
-from common import PEAK_MB, compile_package
-
-CHILD = (
-    PEAK_MB
-    + r"""
-import json, sys, time
-mode, cache, *files = sys.argv[1:]
-from datasets import load_dataset
-if mode != "json":
-    import pchronicle_datasets
-start = time.perf_counter()  # the load itself: imports are the same for both and not part of it
-if mode == "json":
-    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache)
-    n = ds.num_rows
-elif mode == "pchronicle":
-    ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", cache_dir=cache)
-    n = ds.num_rows
-else:
-    ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", streaming=True)
-    n = sum(1 for _ in ds)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rows": n, "peak_mb": peak_mb()}))
-"""
-)
+from common import compile_package, load_in_child
 
 
 def run(mode: str, files: list[str], cache: str) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, cache, *files], capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
-        sys.exit(proc.stderr[-3000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    side = {"json": "json", "pchronicle": "openai-msg"}.get(mode, "stream:openai-msg")
+    return load_in_child(side, files, cache)
 
 
 def write_files(folder: Path, n_files: int, sessions: int) -> list[str]:

@@ -14,32 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import PEAK_MB, compile_package, text
-
-CHILD = (
-    PEAK_MB
-    + r"""
-import json, sys, time
-mode, cache, *files = sys.argv[1:]
-from datasets import load_dataset
-if mode != "json":
-    import pchronicle_datasets
-start = time.perf_counter()
-if mode == "json":
-    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache)
-else:
-    ds = load_dataset("pchronicle", "chat", data_files=files, split="train", cache_dir=cache)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": peak_mb()}))
-"""
-)
+from common import compile_package, load_in_child, text
 
 TOOLS = [
     {
@@ -91,12 +71,7 @@ def make_corpus(conversations: int, seed: int) -> bytes:
 
 
 def run(mode: str, files: list[str], cache: str) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, cache, *files], capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
-        sys.exit(proc.stderr[-3000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return load_in_child("json" if mode == "json" else "chat", files, cache)
 
 
 def main() -> None:

@@ -16,35 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import PEAK_MB, compile_package
+from common import compile_package, load_in_child
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
-
-CHILD = (
-    PEAK_MB
-    + r"""
-import json, sys, time
-mode, cache, folder = sys.argv[1:]
-from datasets import load_dataset
-if mode != "json":
-    import pchronicle_datasets
-start = time.perf_counter()
-if mode == "json":
-    ds = load_dataset("json", data_files=folder + "/*.jsonl", split="train", cache_dir=cache)
-else:
-    ds = load_dataset("pchronicle", mode, data_files=folder + "/*.jsonl", split="train", cache_dir=cache)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": peak_mb()}))
-"""
-)
 
 
 def _corpus(sources: list[Path], copies: int, out: Path) -> int:
@@ -60,10 +40,7 @@ def _corpus(sources: list[Path], copies: int, out: Path) -> int:
 
 
 def _run(mode: str, folder: Path, cache: Path) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(cache), str(folder)], check=True, capture_output=True, text=True
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return load_in_child(mode, [f"{folder}/*.jsonl"], cache)
 
 
 def bench_harness(fmt: str, sources: list[Path], copies: int) -> dict:

@@ -16,32 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import PEAK_MB, compile_package, text
-
-CHILD = (
-    PEAK_MB
-    + r"""
-import json, sys, time
-mode, cache, *files = sys.argv[1:]
-from datasets import load_dataset
-if mode != "json":
-    import pchronicle_datasets
-start = time.perf_counter()
-if mode == "json":
-    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache)
-else:
-    ds = load_dataset("pchronicle", "gemini-cli", data_files=files, split="train", cache_dir=cache)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rows": ds.num_rows,
-                  "peak_mb": peak_mb()}))
-"""
-)
+from common import compile_package, load_in_child, text
 
 TOOLS = ("read_file", "run_shell_command", "replace", "glob", "search_file_content")
 
@@ -133,10 +113,7 @@ def session(rng: random.Random, n: int, turns: int) -> str:
 
 def run(mode: str, files: list[Path], work: Path, k: int) -> dict:
     cache = work / f"cache-{mode}-{k}"
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(cache), *map(str, files)], capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return load_in_child("json" if mode == "json" else "gemini-cli", files, cache)
 
 
 def main() -> None:

@@ -52,3 +52,52 @@ def peak_mb():
         import resource
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 """
+
+
+#: Python source of the fresh process every load benchmark times: ``side cache num_proc files…``, where ``side``
+#: is ``json`` (``load_dataset("json")``), a format name (``load_dataset("pchronicle", <format>)``) or
+#: ``stream:<format>`` (streaming, read to the end). The imports a user's script makes are timed apart
+#: (``import_s``); ``seconds`` is the load itself. One home, so every benchmark times the same thing.
+LOAD_CHILD = (
+    PEAK_MB
+    + r"""
+import time
+began = time.perf_counter()
+import json, sys
+side, cache, num_proc, *files = sys.argv[1:]
+num_proc = int(num_proc) or None
+from datasets import load_dataset
+if side != "json":
+    import pchronicle_datasets  # noqa: F401  (registers the "pchronicle" builder)
+start = time.perf_counter()
+first = None
+if side == "json":
+    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
+    n = ds.num_rows
+elif side.startswith("stream:"):
+    ds = load_dataset("pchronicle", side[len("stream:"):], data_files=files, split="train", streaming=True)
+    n = 0
+    for _ in ds:
+        if first is None:
+            first = time.perf_counter() - start
+        n += 1
+else:
+    ds = load_dataset("pchronicle", side, data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
+    n = ds.num_rows
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "import_s": start - began, "rows": n, "peak_mb": peak_mb(), "first_row": first}))
+"""
+)
+
+
+def load_in_child(side: str, files: list, cache: str | Path, num_proc: int = 0, env: dict | None = None) -> dict:
+    """``LOAD_CHILD`` in a fresh process: its figures, or the benchmark stops with the child's error."""
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", LOAD_CHILD, side, str(cache), str(num_proc), *map(str, files)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"a benchmark child failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -51,39 +51,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_openai_msg import session_rows  # noqa: E402
 from bench_sharegpt import markdown_map  # noqa: E402
-from common import PEAK_MB, compile_package  # noqa: E402
-
-CHILD = (
-    PEAK_MB
-    + r"""
-import json, sys, time
-mode, cache, num_proc, *files = sys.argv[1:]
-num_proc = int(num_proc) or None
-began = time.perf_counter()  # the imports a user's script makes are inside the clock, timed apart
-from datasets import load_dataset
-if mode != "json":
-    import pchronicle_datasets
-start = time.perf_counter()
-first = None
-if mode == "json":
-    ds = load_dataset("json", data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
-    n = ds.num_rows
-elif mode.startswith("load"):  # "load" (openai-msg) or "load:<format>"
-    fmt = mode.partition(":")[2] or "openai-msg"
-    ds = load_dataset("pchronicle", fmt, data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
-    n = ds.num_rows
-else:
-    ds = load_dataset("pchronicle", "openai-msg", data_files=files, split="train", streaming=True)
-    n = 0
-    for _ in ds:
-        if first is None:
-            first = time.perf_counter() - start
-        n += 1
-seconds = time.perf_counter() - start
-peak = peak_mb()  # its own high-water mark (common.PEAK_MB)
-print(json.dumps({"seconds": seconds, "import_s": start - began, "rows": n, "peak_mb": peak, "first_row": first}))
-"""
-)
+from common import PEAK_MB, compile_package, load_in_child  # noqa: E402
 
 BOMB_CHILD = (
     PEAK_MB
@@ -134,7 +102,9 @@ def write_capture(path: Path, size: int, seed: int, open_sessions: int = 8) -> i
 def loads(mode: str, files: list[Path], work: Path, num_proc: int = 0) -> dict:
     cache = tempfile.mkdtemp(dir=work, prefix="cache-")
     try:
-        return child(CHILD, mode, cache, str(num_proc), *map(str, files))
+        # run.py's modes: "load" (openai-msg), "load:<format>", "stream" (openai-msg), "json"
+        side = {"load": "openai-msg", "stream": "stream:openai-msg"}.get(mode, mode.removeprefix("load:"))
+        return load_in_child(side, files, cache, num_proc)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
