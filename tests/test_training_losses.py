@@ -25,9 +25,10 @@ ATIF = Path(__file__).parent / "data" / "atif"
 
 @pytest.fixture(autouse=True)
 def _earlier_map_calls_ended():
-    """A map call's summary is logged when its shard's Arrow view is released; a call that raised (here or in an
-    earlier test) keeps that view in its traceback's reference cycle until the collector runs, which may be in
-    the middle of a later test. Collecting first logs such summaries before this test reads the log."""
+    """A map call's summary is logged when its shard's Arrow view is released; a call that raised under
+    ``pytest.raises`` (here or in an earlier test) keeps that view in the kept traceback's reference cycle until
+    the collector runs, which may be in the middle of a later test. Collecting first logs such summaries before
+    this test reads the log."""
     gc.collect()
 
 

@@ -5,7 +5,7 @@ example's losses into the report of the map call running them (``note``) and the
 call ends. The call is found on the stack: ``Dataset._map_single`` runs the function (batched or not, in this
 process or in a ``num_proc`` worker, where it processes one shard); the summary is logged when the Arrow view of
 the shard it iterates over is released, which happens when ``_map_single`` is done (for a call that raised, when
-its traceback is collected: the summary then comes later, still once, and never ends another call).
+its traceback is released: later if the caller keeps the exception, still once, and never ending another call).
 
 - A caller that collects (``pc.collect_losses()`` around ``ds.map``, as the CLI does) gets the counts instead,
   and nothing is logged.
