@@ -140,6 +140,7 @@ def check_record_size(limit: object) -> int:
 
 
 Line = tuple[int, int, bytes]  # (1-based physical line number, byte offset of raw in the stream, raw)
+_DRAINED = (0, 0, b"")  # what the splitter hands read_all for each chunk while it reads to the end
 
 
 def is_blank_line(raw: bytes) -> bool:
@@ -224,6 +225,7 @@ class Source:
         self._bom = False
         self.text = b""  # the whole text, once read_all has read it
         self._replay = False  # reading the text read_all kept, again
+        self._draining = False  # read_all is reading to the end: the splitter counts lines, hands none out
 
     # ------------------------------------------------------------------ reading
 
@@ -320,6 +322,25 @@ class Source:
                 chunk = chunk[nl + 1 :]
                 if not chunk:
                     continue
+            if self._draining:
+                # read_all is reading to the end, keeping the text (_chunks): lines are only counted (for the line
+                # number of a stream error) and the unfinished last one kept (its cut), at C speed — a
+                # pretty-printed file is thousands of lines no one asks for. After each chunk read_all checks
+                # its limits; the state is the line splitter's, so lines() could go on from here.
+                nl = chunk.rfind(b"\n")
+                if nl >= 0:
+                    number += chunk.count(b"\n", 0, nl + 1)
+                    carry, carry_len, dropped, run = [], 0, 0, 0
+                    carry_start = offset + nl + 1
+                elif not carry:
+                    carry_start = offset
+                tail = chunk[nl + 1 :] if nl >= 0 else chunk
+                if tail and carry_len <= limit:  # past the limit the file is refused whole: not kept
+                    carry.append(tail)
+                    carry_len += len(tail)
+                offset += len(chunk)
+                yield _DRAINED
+                continue
             if chunk.isspace() and (not carry or (carry_len <= WHITESPACE_KEPT and b"".join(carry).isspace())):
                 # Blank lines only (a whitespace bomb, or padding): counted at C speed, no line handed out.
                 nl = chunk.rfind(b"\n")
@@ -351,7 +372,12 @@ class Source:
                 continue
             parts = chunk.split(b"\n")
             last = parts.pop()
-            for part in parts:
+            for k, part in enumerate(parts):
+                if self._draining:  # read_all took over after a peek: the chunk's other lines are only counted
+                    number += len(parts) - k
+                    offset += sum(map(len, parts[k:])) + len(parts) - k
+                    carry, carry_len, dropped, run = [], 0, 0, 0
+                    break
                 number += 1
                 if carry:
                     size = carry_len + len(part)
@@ -455,9 +481,13 @@ class Source:
             raise self._whole_refusal()
         if self._started or self._seen is None:
             raise RuntimeError("read_all after lines(): a Source is read once")
-        for _ in self._split:  # read to the end; _chunks keeps every byte in _seen (up to max_record_size)
-            if self._too_big or self._gapped:
-                raise self._whole_refusal()  # stopped there: the rest is never read
+        self._draining = True
+        try:
+            for _ in self._split:  # read to the end; _chunks keeps every byte in _seen (up to max_record_size)
+                if self._too_big or self._gapped:
+                    raise self._whole_refusal()  # stopped there: the rest is never read
+        finally:
+            self._draining = False
         data = b"".join(self._seen)
         if self.error is not None and not isinstance(self.error, DecompressionLimitError):
             data = data[: len(data) - len(self.cut)] if self.cut and data.endswith(self.cut) else data
