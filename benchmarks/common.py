@@ -85,7 +85,11 @@ else:
     ds = load_dataset("pchronicle", side, data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
     n = ds.num_rows
 seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "import_s": start - began, "rows": n, "peak_mb": peak_mb(), "first_row": first}))
+import resource  # the workers num_proc forked (by default for big inputs: docs/builder.md), reaped by now: the
+# largest one's peak, an upper bound (Linux counts a forked child's high-water mark from its parent's at the fork)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "import_s": start - began, "rows": n, "peak_mb": peak_mb(), "first_row": first,
+                  "workers_peak_mb": workers}))
 """
 )
 

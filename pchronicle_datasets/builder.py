@@ -26,7 +26,9 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import multiprocessing
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -59,6 +61,7 @@ __all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteE
 MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
 SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
+PARALLEL_MIN = 64 << 20  # with no num_proc given, inputs of this size or more are read on every core
 FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
 _quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
 
@@ -171,9 +174,14 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             self._report_cached()
 
     def _prepare_split(self, split_generator, **kwargs: Any) -> None:
-        num_proc = kwargs.get("num_proc") or 1
-        if num_proc > 1:
-            split_generator.gen_kwargs = _split_big_files(split_generator.gen_kwargs, num_proc, self.config.name)
+        if kwargs.get("num_proc") is None:  # not given: big inputs are read on every core (docs/builder.md)
+            kwargs["num_proc"], split = _default_num_proc(split_generator.gen_kwargs, self.config.name)
+            if split is not None:
+                split_generator.gen_kwargs = split
+        elif kwargs["num_proc"] > 1:
+            split_generator.gen_kwargs = _split_big_files(
+                split_generator.gen_kwargs, kwargs["num_proc"], self.config.name
+            )
         # Set before datasets hands the builder to its workers: they write what they skipped here.
         self._skipped_dir = os.path.join(self._output_dir, SKIPPED_DIR)
         try:
@@ -323,6 +331,35 @@ def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dic
         parts += pieces
         sidecars += [side] * len(pieces)
     return {**gen_kwargs, "files": files, "names": names, "parts": parts, "sidecars": sidecars}
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may use (a container's, a taskset's)
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _default_num_proc(gen_kwargs: dict[str, Any], fmt: str) -> tuple[int | None, dict[str, Any] | None]:
+    """``(num_proc, gen_kwargs split for it)`` when the caller gave none: one worker per core, up to one per shard,
+    for at least ``PARALLEL_MIN`` bytes of local files in at least two shards (files, or the byte ranges of a big
+    capture); ``(None, None)`` (one process) otherwise.
+
+    ``load_dataset("json")`` parses with pyarrow's threads on every core; reading a trajectory is Python, so
+    its cores are processes: ``datasets``' own ``num_proc`` workers, forked (Linux only: elsewhere a worker
+    starts a new interpreter, whose imports cost more than a small input's read). ``num_proc=1`` keeps one
+    process."""
+    cores = _cores()
+    paths = gen_kwargs["files"]
+    if cores < 2 or not sys.platform.startswith("linux") or multiprocessing.current_process().daemon:
+        return None, None  # (a daemonic process, a pool's worker, may not start workers of its own)
+    if any("://" in p or "::" in p or not os.path.isfile(p) for p in paths):
+        return None, None
+    if sum(os.path.getsize(p) for p in paths) < PARALLEL_MIN:
+        return None, None
+    split = _split_big_files(gen_kwargs, cores, fmt)
+    shards = len(split["files"])
+    return (min(cores, shards), split) if shards > 1 else (None, None)
 
 
 def _byte_range(path: str, k: int, n: int) -> tuple[int, int | None]:

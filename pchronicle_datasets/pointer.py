@@ -99,7 +99,10 @@ def normalize(pointer: str) -> str:
     """
     if pointer == "":
         return ""
-    return "/" + "/".join("*" if _ARRAY_INDEX.fullmatch(t) else t for t in pointer[1:].split("/"))
+    # _ARRAY_INDEX by string methods: a regex call per token cost a residual-heavy read (SWE-agent) 3%.
+    return "/" + "/".join(
+        "*" if t.isdigit() and t.isascii() and (t[0] != "0" or t == "0") else t for t in pointer[1:].split("/")
+    )
 
 
 def residual_pointer(source: str, source_pointer: str) -> str:

@@ -14,6 +14,8 @@ import gzip
 import itertools
 import json
 import logging
+import os
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -421,6 +423,52 @@ def test_num_proc_reads_files_as_shards(tmp_path):
 
     assert sorted(map(key, parallel)) == sorted(map(key, serial))
     assert sorted(set(doc_ids(parallel))) == [f"part-{i}.jsonl" for i in range(5)]
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and two cores"
+)
+def test_big_inputs_are_read_on_every_core_unless_num_proc_is_given(tmp_path, monkeypatch):
+    """No num_proc and at least PARALLEL_MIN bytes in two shards or more: datasets' workers, one per core (at most
+    one per shard), giving the rows of one process in the same order; num_proc=1 keeps one process."""
+    from pchronicle_datasets import builder
+
+    monkeypatch.setattr(builder, "PARALLEL_MIN", 1)  # the forked workers inherit it
+    files = [str(write(tmp_path / "d" / f"part-{i}.jsonl", renamed_capture(f"-{i}"))) for i in range(3)]
+    default = load(tmp_path, files, split="train")
+    one = load(tmp_path, files, split="train", num_proc=1)
+    assert len(one.cache_files) == 1
+    assert len(default.cache_files) == min(3, len(os.sched_getaffinity(0)))  # a shard file per worker
+    assert rows_of(default) == rows_of(one) and one.num_rows == 9
+    single = load(tmp_path, files[:1], split="train")  # one shard: nothing to share out
+    assert len(single.cache_files) == 1
+
+
+def test_the_default_num_proc_leaves_small_and_remote_inputs_in_one_process(tmp_path):
+    from pchronicle_datasets import builder
+
+    files = [str(write(tmp_path / f"{i}.jsonl", renamed_capture(f"-{i}"))) for i in range(2)]
+    kwargs = {"files": files, "names": ["0.jsonl", "1.jsonl"], "parts": [(0, 1)] * 2, "sidecars": [None] * 2}
+    assert builder._default_num_proc(kwargs, "auto") == (None, None)  # far below PARALLEL_MIN
+    remote = {**kwargs, "files": ["hf://datasets/o/r/0.jsonl", files[1]]}
+    assert builder._default_num_proc(remote, "auto") == (None, None)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and two cores"
+)
+def test_the_default_num_proc_is_one_process_inside_a_daemonic_worker(tmp_path, monkeypatch):
+    """A pool's worker may not start processes of its own: loading there stays in it, as before."""
+    import multiprocessing
+
+    from pchronicle_datasets import builder
+
+    monkeypatch.setattr(builder, "PARALLEL_MIN", 1)
+    files = [str(write(tmp_path / f"{i}.jsonl", renamed_capture(f"-{i}"))) for i in range(2)]
+    kwargs = {"files": files, "names": ["0.jsonl", "1.jsonl"], "parts": [(0, 1)] * 2, "sidecars": [None] * 2}
+    assert builder._default_num_proc(kwargs, "auto")[0] == 2
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
+    assert builder._default_num_proc(kwargs, "auto") == (None, None)
 
 
 def test_num_proc_skip_quarantines_from_every_worker(tmp_path):

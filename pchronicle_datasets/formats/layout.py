@@ -41,6 +41,7 @@ ARGUMENT_SPELLINGS = {
     "json_utf8": lambda v: json.dumps(v, ensure_ascii=False),
 }
 
+_COMPACT = ARGUMENT_SPELLINGS["json_compact"]
 HINTS_VERSION = 1
 
 
@@ -106,6 +107,16 @@ class Layout:
         if not ok:
             self.map(source, value, target, value)
             return value
+        if type(parsed) is dict and parsed:
+            # An object with keys: "json" writes ": " after each and compact text never does, so when the compact
+            # spelling gives the text back it is the first that does (json.dumps is the slowest to try).
+            try:
+                compact = same(_COMPACT(parsed), value)
+            except (TypeError, orjson.JSONEncodeError):
+                compact = False
+            if compact:
+                self.map(source, value, target, parsed, "json_compact")
+                return parsed
         for name in ARGUMENT_SPELLINGS:
             if same(ARGUMENT_SPELLINGS[name](parsed), value):
                 self.map(source, value, target, parsed, name)
@@ -128,14 +139,13 @@ class Layout:
             return None
         used_ids.add(cid)
         entry: dict[str, Any] = {"tcid": cid, "fn": fn["name"], "args": {}}
-        self.map(join(ptr, "id"), cid, join(target, "tcid"), cid)
-        self.map(join(ptr, "function", "name"), fn["name"], join(target, "fn"), fn["name"])
+        # The keys here need no escaping: pointers by f-string (join escapes each token, a call's third of it).
+        self.map(f"{ptr}/id", cid, f"{target}/tcid", cid)
+        self.map(f"{ptr}/function/name", fn["name"], f"{target}/fn", fn["name"])
         if "arguments" in fn:
-            entry["args"] = self.map_arguments(
-                join(ptr, "function", "arguments"), fn["arguments"], join(target, "args")
-            )
+            entry["args"] = self.map_arguments(f"{ptr}/function/arguments", fn["arguments"], f"{target}/args")
         self.rest(call, ptr, ("id", "function"))
-        self.rest(fn, join(ptr, "function"), ("name", "arguments"))
+        self.rest(fn, f"{ptr}/function", ("name", "arguments"))
         return entry
 
     def info(
