@@ -510,12 +510,12 @@ def report(results: dict, command: str, picture: bool) -> str:
         "",
         "Peak memory is the loading process's own maximum RSS (`VmHWM`; `ru_maxrss` would carry over the benchmark's "
         "own, as Linux keeps it across fork and exec): the interpreter, pyarrow and datasets "
-        "are about 200 MB of it. The workers (the default's, for a file of 1 GB or more) are separate processes: "
-        "their peak is the largest one's `ru_maxrss` (an upper bound: Linux starts a forked child's from its "
-        "parent's at the fork). "
+        "are about 200 MB of it. The default's workers (for a file big enough to be cut in byte ranges, 128 MiB or "
+        "more) are separate processes: their peak is the largest one's `ru_maxrss` (an upper bound: Linux starts "
+        "a forked child's from its parent's at the fork). "
         "The first row's time counts from the `load_dataset(..., streaming=True)` call (about 1.4 s of it is "
         "datasets resolving the files). The load average (1 minute) before each pair counts this run's own previous "
-        "loads and other jobs on the shared cores: when other jobs hold a core, num_proc=2 has none to gain.",
+        "loads and other jobs on the shared cores: when other jobs hold a core, the workers have none to gain.",
         "",
         "## Decompression bombs",
         "",
@@ -561,6 +561,7 @@ def main() -> None:
     if args.reference_python:
         command += f" --reference-python {args.reference_python}"
     out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
     picture = plot(results, out.with_suffix(".png"))
     out.write_text(report(results, command, picture), encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
