@@ -11,6 +11,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import json
 import lzma
 import tracemalloc
 import zlib
@@ -311,6 +312,14 @@ _ROW_LINES = st.sampled_from(
         b'{"session_id": "a", "x": "\\"session_id"}',
         b"[1]",
         b"{bad",
+        b'{"messages": [], "session_id": "a", "step_id": 1, "m": "{\\"session_id\\": \\"b\\"}"}',
+        b'{"messages": [], "session_id": "a", "step_id": 1, "u": {"n": 1}}',
+        b'{"meta": {"step_id": 1, "session_id": "a"}, "session_id": "b"}',
+        b'{"meta": {"step_id": 1, "session_id": "a"}}',
+        b'{"x": [{"session_id": "a"}]}',
+        b'{"x": 1, "session_id": "a", "y": "}"} ',
+        b'{"x": 1, "session_id": "a", "y": 1} }',
+        b'{"x": 1, "session_id": "a", "step_id": 1',
     ]
 )
 
@@ -323,6 +332,29 @@ def test_the_fast_session_id_is_the_parsed_one_on_every_valid_line(raw):
     except orjson.JSONDecodeError:
         return  # a broken line: the part confirms what it seemed to start (next test)
     assert sid is None or (isinstance(value, dict) and value.get("session_id") == sid)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet="abé", min_size=1, max_size=3)  # an id the bytes can give
+    | st.text(alphabet='ab"\\}{:,é session_id', max_size=8),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["a", "session_id", "b"]), inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["messages", "step_id", "session_id", "meta", "m"]), _JSON, max_size=5),
+    st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]),
+)
+def test_the_fast_session_id_of_any_written_row_is_its_parsed_one(row, separators):
+    """Wherever a writer puts session_id (first, last, nested, twice in text), the id read from the bytes is the
+    root's, or None."""
+    raw = json.dumps(row, separators=separators, ensure_ascii=False).encode()
+    sid = openai_msg.parts.fast_session_id(raw)
+    assert sid is None or row.get("session_id") == sid
 
 
 @settings(max_examples=100, deadline=None)

@@ -3,9 +3,11 @@
 Part *k* of a file owns the sessions whose first row starts in its byte range (``reader.iter_records``'s
 ``byte_range``). It parses every line of its range; the other lines matter only through their
 ``session_id``: one before the range may start a session (which then is not the part's), one after it may be
-a later row of a session the part owns. Most capture lines begin ``{"session_id": "…"`` and name it once, so
-their session is read from the bytes (``fast_session_id``) and the line is parsed only when the part needs
-its row — which makes the parts' first passes, repeated in every part, cheap.
+a later row of a session the part owns. Most capture lines begin ``{"session_id": "…"``, and this project's
+writer ends them with it and a few scalar members; either way they name it once, so their session is read from
+the bytes (``fast_session_id``) and the line is parsed only when the part needs its row — which makes the parts'
+first passes, repeated in every part, cheap. (Before the second spelling was read, each part of a file this
+project wrote parsed every line of it.)
 
 That reading is exact for any line that is valid JSON: the first key of the object is its only
 ``"session_id"`` (a second one — a duplicate key, a nested object, a key spelled with ``\\u`` escapes — makes
@@ -32,6 +34,17 @@ from .tables import nonempty_str
 __all__ = ["Part", "fast_session_id", "reread_of"]
 
 _FAST = re.compile(rb'\s*\{\s*"session_id"\s*:\s*"([^"\\]+)"')
+# The other place a writer puts it: among the last members, after which only scalar members (strings, numbers,
+# true, false, null) come before the root's closing brace (this project's writer, and any that writes the
+# messages first). In valid JSON no nested object can close between it and the end, so it is the root's.
+_WS = rb"[ \t\r\n]*"
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+_SCALAR = _STRING + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null"
+_TAIL = re.compile(
+    rb'"session_id"' + _WS + rb":" + _WS + rb'"([^"\\]+)"'
+    + rb"(?:" + _WS + rb"," + _WS + _STRING + _WS + rb":" + _WS + rb"(?:" + _SCALAR + rb"))*"
+    + _WS + rb"\}" + _WS
+)  # fmt: skip
 _KEY = b'"session_id"'
 _LETTER_ESCAPE = re.compile(rb"\\u00[2-7][0-9a-fA-F]")  # \u escapes of ASCII letters, digits, '"' and '_'
 
@@ -39,15 +52,22 @@ Reread = Callable[[int, int], bytes]
 
 
 def fast_session_id(raw: bytes) -> str | None:
-    """The ``session_id`` of a JSON Lines row read from its bytes, when its first key is its only session id
-    and no key can hide behind escapes; else None (parse the line to know).
+    """The ``session_id`` of a JSON Lines row read from its bytes, when it is its only session id, the first key
+    or among the last scalar members, and no key can hide behind escapes; else None (parse the line to know).
 
     >>> fast_session_id(b'{"session_id": "s-1", "step_id": 2, "note": "a \\\\"session_id\\\\" aside"}')
     's-1'
-    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1"}') is None
+    >>> fast_session_id(b'{"messages": [{"role": "user"}], "session_id": "s-1", "step_id": 2, "m": "{\\\\"a\\\\": 1}"}')
+    's-1'
+    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1", "usage": {"n": 1}}') is None  # parse it
+    True
+    >>> fast_session_id(b'{"meta": {"step_id": 2, "session_id": "s-1"}}') is None  # not the root's
     True
     """
     m = _FAST.match(raw)
+    if m is None:
+        at = raw.find(_KEY)
+        m = _TAIL.fullmatch(raw, at) if at >= 0 else None
     if m is None or raw.count(_KEY) != 1 or _LETTER_ESCAPE.search(raw):
         return None
     try:
