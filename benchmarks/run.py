@@ -428,8 +428,8 @@ def report(results: dict, command: str, picture: bool) -> str:
         f"pchronicle_datasets`): **{total:.2f}** (target ≤ 0.5: {'met' if total <= 0.5 else 'NOT met'}); the "
         f"loads alone (imports before the clock): {ratio:.2f}; pchronicle / orjson floor: "
         f"**{r['pchronicle_s'] / r['orjson_s']:.1f}×** (aim: 3×). Both loads as a user calls them, no `num_proc`: "
-        "json parses with pyarrow's threads on every core, ours with a worker per core for inputs of 64 MiB or more "
-        f"(docs/builder.md; its workers' peak: {r.get('pchronicle_workers_peak_mb', 0):.0f} MB).",
+        "json parses with pyarrow's threads on every core, ours with a worker per core for inputs of 16 MiB or 256 "
+        f"files or more (docs/builder.md; its workers' peak: {r.get('pchronicle_workers_peak_mb', 0):.0f} MB).",
         "",
         '## Every format: `load_dataset("pchronicle", <format>)` beside `load_dataset("json")` on the same files',
         "",
@@ -438,8 +438,8 @@ def report(results: dict, command: str, picture: bool) -> str:
         f"{results['formats'][0]['runs'] if results['formats'] else 0} processes each. Seconds with the imports "
         "inside the clock (`from datasets import load_dataset`, and for ours `import pchronicle_datasets`), and the "
         "load alone. Target (issue 26): ours ≤ 1.0× json with imports (openai-msg ≤ 0.5×). No `num_proc` on either "
-        "side: ours reads inputs of 64 MiB or more with a worker per core (docs/builder.md), whose peak memory is "
-        "given beside the loading process's.",
+        "side: ours reads inputs of 16 MiB or 256 files or more with a worker per core (docs/builder.md), whose peak "
+        "memory is given beside the loading process's.",
         "",
         "| format | files | MB | rows (ours / json) | json s (load) | ours s (load) | ours import s | × json "
         "with imports | × json, loads alone | target | ours peak MB (workers') |",

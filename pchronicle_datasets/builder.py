@@ -61,7 +61,8 @@ __all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteE
 MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
 SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
-PARALLEL_MIN = 64 << 20  # with no num_proc given, inputs of this size or more are read on every core
+PARALLEL_MIN = 16 << 20  # with no num_proc given, inputs of this size or more are read on every core (docs/builder.md)
+PARALLEL_FILES = 256  # and so are this many files or more, whatever their size (each file costs its own work)
 FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
 _quarantined: set[tuple[str, str]] = set()  # (run, file) whose entries this process has written
 
@@ -342,8 +343,8 @@ def _cores() -> int:
 
 def _default_num_proc(gen_kwargs: dict[str, Any], fmt: str) -> tuple[int | None, dict[str, Any] | None]:
     """``(num_proc, gen_kwargs split for it)`` when the caller gave none: one worker per core, up to one per shard,
-    for at least ``PARALLEL_MIN`` bytes of local files in at least two shards (files, or the byte ranges of a big
-    capture); ``(None, None)`` (one process) otherwise.
+    for at least ``PARALLEL_MIN`` bytes or ``PARALLEL_FILES`` local files in at least two shards (files, or the
+    byte ranges of a big capture); ``(None, None)`` (one process) otherwise.
 
     ``load_dataset("json")`` parses with pyarrow's threads on every core; reading a trajectory is Python, so
     its cores are processes: ``datasets``' own ``num_proc`` workers, forked (Linux only: elsewhere a worker
@@ -355,7 +356,7 @@ def _default_num_proc(gen_kwargs: dict[str, Any], fmt: str) -> tuple[int | None,
         return None, None  # (a daemonic process, a pool's worker, may not start workers of its own)
     if any("://" in p or "::" in p or not os.path.isfile(p) for p in paths):
         return None, None
-    if sum(os.path.getsize(p) for p in paths) < PARALLEL_MIN:
+    if len(paths) < PARALLEL_FILES and sum(os.path.getsize(p) for p in paths) < PARALLEL_MIN:
         return None, None
     split = _split_big_files(gen_kwargs, cores, fmt)
     shards = len(split["files"])

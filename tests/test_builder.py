@@ -449,7 +449,7 @@ def test_the_default_num_proc_leaves_small_and_remote_inputs_in_one_process(tmp_
 
     files = [str(write(tmp_path / f"{i}.jsonl", renamed_capture(f"-{i}"))) for i in range(2)]
     kwargs = {"files": files, "names": ["0.jsonl", "1.jsonl"], "parts": [(0, 1)] * 2, "sidecars": [None] * 2}
-    assert builder._default_num_proc(kwargs, "auto") == (None, None)  # far below PARALLEL_MIN
+    assert builder._default_num_proc(kwargs, "auto") == (None, None)  # far below PARALLEL_MIN and PARALLEL_FILES
     remote = {**kwargs, "files": ["hf://datasets/o/r/0.jsonl", files[1]]}
     assert builder._default_num_proc(remote, "auto") == (None, None)
 
@@ -457,8 +457,9 @@ def test_the_default_num_proc_leaves_small_and_remote_inputs_in_one_process(tmp_
 @pytest.mark.skipif(
     not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and two cores"
 )
-def test_the_default_num_proc_is_one_process_inside_a_daemonic_worker(tmp_path, monkeypatch):
-    """A pool's worker may not start processes of its own: loading there stays in it, as before."""
+def test_the_default_num_proc_counts_bytes_or_files_and_is_one_process_inside_a_daemonic_worker(tmp_path, monkeypatch):
+    """PARALLEL_MIN bytes or PARALLEL_FILES files; a pool's worker may not start processes of its own: loading
+    there stays in it, as before."""
     import multiprocessing
 
     from pchronicle_datasets import builder
@@ -466,6 +467,10 @@ def test_the_default_num_proc_is_one_process_inside_a_daemonic_worker(tmp_path, 
     monkeypatch.setattr(builder, "PARALLEL_MIN", 1)
     files = [str(write(tmp_path / f"{i}.jsonl", renamed_capture(f"-{i}"))) for i in range(2)]
     kwargs = {"files": files, "names": ["0.jsonl", "1.jsonl"], "parts": [(0, 1)] * 2, "sidecars": [None] * 2}
+    assert builder._default_num_proc(kwargs, "auto")[0] == 2
+    monkeypatch.setattr(builder, "PARALLEL_MIN", 1 << 40)
+    assert builder._default_num_proc(kwargs, "auto") == (None, None)
+    monkeypatch.setattr(builder, "PARALLEL_FILES", 2)  # many small files: per-file work, shared by the workers
     assert builder._default_num_proc(kwargs, "auto")[0] == 2
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
     assert builder._default_num_proc(kwargs, "auto") == (None, None)
