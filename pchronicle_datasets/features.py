@@ -34,7 +34,7 @@ from datasets import Features, List, Value
 
 from . import schema
 from .jsonio import dumps_text
-from .linking import tool_outcomes
+from .linking import tool_outcomes, tool_outcomes_by_id
 from .schema import validate
 
 __all__ = [
@@ -206,9 +206,9 @@ def story_to_row(story: Mapping[str, Any], *, check: bool = True) -> dict[str, A
 
 def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
     """Arrow table of rows made by ``story_to_row``, built directly in Arrow (no per-value encoding)."""
-    # One struct array split into columns: the same table as Table.from_pylist(rows, schema=…), in half its
-    # time for one row (0.21 against 0.45 ms: a session-log load builds a table per file) and ~20% less for
-    # 256 (benchmarks/README.md, "Rows to Arrow").
+    # One struct array split into columns: the same table as Table.from_pylist(rows, schema=…), in about half
+    # its time for one row (a session-log load builds a table per file) and less for many (benchmarks/README.md,
+    # "Rows to Arrow").
     table = pa.Table.from_struct_array(pa.array(list(rows), type=_ROW_TYPE))
     return table.replace_schema_metadata(_ARROW_SCHEMA.metadata)
 
@@ -431,7 +431,7 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
     for turn in story.get("turns") or []:
         for call in turn.get("tool_calls") or []:
             stats.setdefault(call["fn"], [0, 0, 0])[0] += 1
-    outcomes = _outcomes_by_id(story)
+    outcomes = tool_outcomes_by_id(story)  # most documents: the same outcomes without placing the results
     for fn, content, marked, call in tool_outcomes(story) if outcomes is None else outcomes:
         # A result without content is "" to the reference (msg.get("content", "")): a failure. A result the
         # source marked failed (is_error) is a failure whatever its text, and so is one of a call the harness
@@ -439,35 +439,6 @@ def compute_tool_stats(story: Mapping[str, Any]) -> list[dict[str, Any]]:
         failed = marked or (call is not None and _call_failed(call)) or _result_failed(content)
         stats[fn][2 if failed else 1] += 1
     return [{"tool": tool, "count": c, "success": s, "failure": f} for tool, (c, s, f) in sorted(stats.items())]
-
-
-def _outcomes_by_id(story: Mapping[str, Any]) -> list[tuple[str, Any, bool, Mapping[str, Any]]] | None:
-    """``tool_outcomes(story)`` (in another order) when every result names, by id, a call made at or before its
-    turn — where a result goes after the call, which ``place_results`` decides, does not change what it
-    answers — else None (a result linked by position, or by an id no earlier call has: the one rule decides).
-    Most documents are so, and this costs a third of the placing."""
-    owner: dict[str, Mapping[str, Any]] = {}
-    out = []
-    for turn in story.get("turns") or ():
-        for call in turn.get("tool_calls") or ():
-            owner.setdefault(call["tcid"], call)
-            if "result" in call:
-                response = call.get("response")
-                out.append(
-                    (call["fn"], call["result"], isinstance(response, dict) and response.get("status") == "error", call)
-                )
-        obs = turn.get("observation")
-        results = obs.get("results") if isinstance(obs, dict) else None
-        if type(results) is list:
-            for res in results:
-                if type(res) is not dict:
-                    continue
-                sid = res.get("source_call_id")
-                call = owner.get(sid) if type(sid) is str else None
-                if call is None:
-                    return None
-                out.append((call["fn"], res.get("content", ""), res.get("is_error") is True, call))
-    return out
 
 
 def derived_columns(story: Mapping[str, Any]) -> dict[str, Any]:

@@ -546,10 +546,9 @@ def test_has_reasoning(reasons, expected):
 def test_tool_outcomes_by_id_are_the_linking_rules_wherever_they_apply(story):
     """compute_tool_stats' shortcut (every result names an earlier call by id) gives the outcomes of the one
     linking rule (``linking.tool_outcomes``), as a multiset; None sends the document to the rule."""
-    from pchronicle_datasets.features import _outcomes_by_id
-    from pchronicle_datasets.linking import tool_outcomes
+    from pchronicle_datasets.linking import tool_outcomes, tool_outcomes_by_id
 
-    fast = _outcomes_by_id(story)
+    fast = tool_outcomes_by_id(story)
     if fast is None:
         return
     key = lambda o: (o[0], orjson.dumps(o[1], option=orjson.OPT_SORT_KEYS), o[2], id(o[3]))  # noqa: E731
@@ -557,7 +556,7 @@ def test_tool_outcomes_by_id_are_the_linking_rules_wherever_they_apply(story):
 
 
 def test_tool_outcomes_by_id_leave_positional_and_unknown_results_to_the_rule():
-    from pchronicle_datasets.features import _outcomes_by_id
+    from pchronicle_datasets.linking import tool_outcomes_by_id
 
     call = {"tcid": "c", "fn": "ls", "args": {}}
     answer = {"source_call_id": "c", "content": "x"}
@@ -570,7 +569,7 @@ def test_tool_outcomes_by_id_leave_positional_and_unknown_results_to_the_rule():
             {"src": "agent", "msg": "", "tool_calls": [call]},
         ]
     }
-    assert _outcomes_by_id(by_position) is None and _outcomes_by_id(later) is None
+    assert tool_outcomes_by_id(by_position) is None and tool_outcomes_by_id(later) is None
     assert compute_tool_stats(later) == [{"tool": "ls", "count": 1, "success": 0, "failure": 0}]
 
 
