@@ -9,6 +9,7 @@ Each stage is timed on the same JSON Lines file (best of --repeat runs):
   validate         validation alone, on already parsed documents
   story_to_row     documents → dataset rows (JSON text for `any` values, derived columns)
   rows_to_table    rows → one Arrow table of STORYLINE_FEATURES
+  rows_to_table×1  rows → a table of one row each (a session-log load: one file, one document, one table)
   row_to_story     Arrow rows (as datasets yields them) → documents
 """
 
@@ -98,6 +99,8 @@ def main() -> None:
         ("validate", lambda: [validate(s) for s in stories]),
         ("story_to_row", lambda: [story_to_row(s, check=False) for s in stories]),
         ("rows_to_table", lambda: rows_to_table(rows)),
+        # what a session-log load does: one file is one document, so one table of one row per file
+        ("rows_to_table×1", lambda: [rows_to_table([row]) for row in rows]),
         ("row_to_story", lambda: [row_to_story(r) for r in arrow_rows]),
     ]
     print(f"corpus: {args.docs} documents, {mb:.1f} MB of JSON Lines, {sum(len(s['turns']) for s in stories)} turns")

@@ -206,9 +206,9 @@ def story_to_row(story: Mapping[str, Any], *, check: bool = True) -> dict[str, A
 
 def rows_to_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
     """Arrow table of rows made by ``story_to_row``, built directly in Arrow (no per-value encoding)."""
-    # One struct array split into columns: the same table as Table.from_pylist(rows, schema=…), in about half
-    # its time for one row (a session-log load builds a table per file) and less for many (benchmarks/README.md,
-    # "Rows to Arrow").
+    # One struct array split into columns: the same table as Table.from_pylist(rows, schema=…), a fifth faster for
+    # one row (a session-log load builds a table per file), as fast for many (benchmarks/README.md, "Rows to
+    # Arrow").
     table = pa.Table.from_struct_array(pa.array(list(rows), type=_ROW_TYPE))
     return table.replace_schema_metadata(_ARROW_SCHEMA.metadata)
 
