@@ -92,10 +92,7 @@ def tool_outcomes_by_id(story: Mapping[str, Any]) -> list[tuple[str, Any, bool, 
         for call in turn.get("tool_calls") or ():
             owner.setdefault(call["tcid"], call)
             if "result" in call:
-                response = call.get("response")
-                out.append(
-                    (call["fn"], call["result"], isinstance(response, dict) and response.get("status") == "error", call)
-                )
+                out.append((call["fn"], call["result"], _call_marked_failed(call), call))
         obs = turn.get("observation")
         results = obs.get("results") if isinstance(obs, dict) else None
         if type(results) is list:
@@ -106,7 +103,7 @@ def tool_outcomes_by_id(story: Mapping[str, Any]) -> list[tuple[str, Any, bool, 
                 call = owner.get(sid) if type(sid) is str else None
                 if call is None:
                     return None
-                out.append((call["fn"], res.get("content", ""), res.get("is_error") is True, call))
+                out.append((call["fn"], res.get("content", ""), _result_marked_failed(res), call))
     return out
 
 
@@ -137,6 +134,18 @@ def loose_results(story: Mapping[str, Any]) -> dict[int, list[tuple[int, Any]]]:
     {0: [(0, 'x')]}
     """
     return place_results(story)[1]
+
+
+def _result_marked_failed(result: Mapping[str, Any]) -> bool:
+    """Whether the source marked an observation result failed (Anthropic's ``tool_result.is_error``, as the
+    harness readers keep it)."""
+    return result.get("is_error") is True
+
+
+def _call_marked_failed(call: Mapping[str, Any]) -> bool:
+    """Whether the source marked a call that holds its own ``result`` failed (``response.status == "error"``)."""
+    response = call.get("response")
+    return isinstance(response, dict) and response.get("status") == "error"
 
 
 def _waiting(t: int, turns: list, placed: dict) -> bool:
@@ -179,7 +188,7 @@ def _place_turn(
             continue
         sid = res.get("source_call_id")
         content = res.get("content", "")
-        failed = res.get("is_error") is True  # Anthropic's tool_result.is_error, as the harness readers keep it
+        failed = _result_marked_failed(res)
         if isinstance(sid, str) and sid in owner:
             t_owner, fn = owner[sid]
             _put(placed, marks, t if after_own else t_owner, (sid, fn, content), failed)
@@ -219,9 +228,7 @@ def place_results(
         for call in calls:
             owner.setdefault(call["tcid"], (t, call["fn"]))
             if "result" in call:
-                response = call.get("response")
-                failed = isinstance(response, dict) and response.get("status") == "error"
-                _put(placed, marks, t, (call["tcid"], call["fn"], call["result"]), failed)
+                _put(placed, marks, t, (call["tcid"], call["fn"], call["result"]), _call_marked_failed(call))
         obs = turn.get("observation")
         results = obs.get("results") if isinstance(obs, dict) else None
         if isinstance(results, list):
