@@ -33,6 +33,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +46,7 @@ __all__ = [
     "OutputError",
     "check_not_input",
     "check_output",
+    "discard_unfinished",
     "is_dataset_file",
     "is_inside",
     "same_path",
@@ -211,14 +213,22 @@ class AtomicOutput:
         try:
             parent.mkdir(parents=True, exist_ok=True)
             prefix = f".{self.path.name}{TEMP_MARK}"
-            if folder:
-                self.tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-            else:
-                fd, name = tempfile.mkstemp(prefix=prefix, dir=parent)
-                os.close(fd)
-                self.tmp = Path(name)
+            # The stopping signals wait while the temporary is created and recorded: a SIGTERM the CLI turns into
+            # SystemExit inside mkstemp would leave a file no one knows the name of.
+            with _signals_held():
+                if folder:
+                    self.tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+                else:
+                    fd, name = tempfile.mkstemp(prefix=prefix, dir=parent)
+                    os.close(fd)
+                    self.tmp = Path(name)
+                _UNFINISHED.add(self)
         except OSError as exc:
             raise OutputError(self.path, _cause(exc)) from None
+        except BaseException:  # a held signal delivered as the hold ends: the temporary exists, remove it
+            if hasattr(self, "tmp"):
+                self.discard()
+            raise
 
     def __enter__(self) -> Path:
         return self.tmp
@@ -238,6 +248,7 @@ class AtomicOutput:
 
     def discard(self) -> None:
         """Remove the temporary (the final path is left as it was)."""
+        _UNFINISHED.discard(self)
         if self.folder:
             shutil.rmtree(self.tmp, ignore_errors=True)
         else:
@@ -246,6 +257,10 @@ class AtomicOutput:
 
     def commit(self) -> None:
         """Rename the temporary into place (a folder: the old one is moved aside first, then removed)."""
+        self._rename_into_place()
+        _UNFINISHED.discard(self)  # after: a stop before the rename still finds the temporary to remove
+
+    def _rename_into_place(self) -> None:
         if not self.folder:
             with open(self.tmp, "rb+") as f:
                 os.fsync(f.fileno())  # the bytes are on disk before the name points at them
@@ -267,6 +282,36 @@ class AtomicOutput:
             raise
         finally:
             shutil.rmtree(old, ignore_errors=True)
+
+
+#: Outputs created and neither committed nor discarded: what ``discard_unfinished`` removes (held strongly: an
+#: output dropped before its ``with`` block still has its temporary on disk).
+_UNFINISHED: set[AtomicOutput] = set()
+_STOPPING = tuple(s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None), signal.SIGINT) if s is not None)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGTERM, SIGHUP and SIGINT (where the platform can) until the block ends; they are delivered then."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    before = mask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, before)
+
+
+def discard_unfinished() -> None:
+    """Remove the temporary of every output created and not yet committed or discarded.
+
+    A stop that lands between creating an output and entering its ``with`` block (the CLI turns SIGTERM into
+    ``SystemExit`` wherever the program is) skips ``__exit__``; the CLI calls this as it ends so such a temporary
+    is removed too."""
+    for output in list(_UNFINISHED):
+        output.discard()
 
 
 def _umask() -> int:

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from .atomic import TEMP_MARK, AtomicOutput, OutputError, is_dataset_file
+from .atomic import TEMP_MARK, AtomicOutput, OutputError, discard_unfinished, is_dataset_file
 from .compression import MAX_DECOMPRESSED_SIZE
 from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
@@ -848,6 +848,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pchronicle-datasets: {exc}", file=sys.stderr)
         return 2
     finally:
+        discard_unfinished()  # an output a signal stopped before its ``with`` block began
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

@@ -192,6 +192,33 @@ def test_killed_mid_convert_leaves_nothing_at_the_final_path(tmp_path, large_inp
         assert leftovers(tmp_path) == []  # SIGTERM runs the cleanup; SIGKILL can leave only the hidden temporary
 
 
+def test_a_stop_while_the_temporary_is_created_leaves_nothing(tmp_path, monkeypatch):
+    # CI once caught SIGTERM landing right as the temporary appeared: the CLI's handler raised SystemExit before
+    # the ``with`` block had begun, and the temporary stayed. Both windows, made certain here.
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_then_sigterm(*args, **kwargs):
+        made = real_mkstemp(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # held until the temporary is recorded, then delivered
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_sigterm)
+    with pytest.raises(SystemExit) as stop:
+        main(["convert", str(CAPTURE), "--to", "storyline", "-o", str(tmp_path / "a.jsonl")])
+    assert stop.value.code == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(tempfile, "mkstemp", real_mkstemp)
+
+    def created_then_stopped(args):
+        AtomicOutput(args.output)  # created, and the stop lands before its ``with`` block
+        raise SystemExit(128 + signal.SIGTERM)
+
+    monkeypatch.setattr(cli, "_output", created_then_stopped)
+    with pytest.raises(SystemExit):
+        main(["convert", str(CAPTURE), "--to", "storyline", "-o", str(tmp_path / "b.jsonl")])
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sigterm_mid_per_document_leaves_no_folder(tmp_path, large_input):
     out = tmp_path / "sessions"
     proc = _convert_process([str(large_input), "--to", "storyline", "--per-document", "-o", str(out)])
