@@ -4,17 +4,18 @@ Part *k* of a file owns the sessions whose first row starts in its byte range (`
 ``byte_range``). It parses every line of its range; the other lines matter only through their
 ``session_id``: one before the range may start a session (which then is not the part's), one after it may be
 a later row of a session the part owns. Most capture lines begin ``{"session_id": "…"``, and this project's
-writer ends them with it and a few scalar members; either way they name it once, so their session is read from
+writer puts it among the last members; either way they name it once, so their session is read from
 the bytes (``fast_session_id``) and the line is parsed only when the part needs its row — which makes the parts'
 first passes, repeated in every part, cheap. (Before the second spelling was read, each part of a file this
 project wrote parsed every line of it.)
 
-That reading is exact for any line that is valid JSON: the first key of the object is its only
+That reading is exact for any line that is valid JSON: the id is the first key's when it is the line's only
 ``"session_id"`` (a second one — a duplicate key, a nested object, a key spelled with ``\\u`` escapes — makes
-the fast path give up, and the line is parsed). A line that is *not* valid JSON may still look like a row: so
-a session that such a line seems to start before the range is confirmed by parsing that line when the
-session shows up in the range (and, if it is broken, every earlier line that names the session), before the
-part decides the session is not its own.
+the fast path give up, and the line is parsed), or the last one's when that is a member of the root that no later
+key overrides (of duplicate keys the last one wins, as in the parsed row). A line that is *not* valid JSON may
+still look like a row: so a session that such a line seems to start before the range is confirmed by parsing
+that line when the session shows up in the range (and, if it is broken, every earlier line that names the
+session), before the part decides the session is not its own.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import orjson
 
 from ...compression import MAGIC_SIZE, compression_of
 from ..base import UNPARSED, Record, parse_line
@@ -34,17 +37,8 @@ from .tables import nonempty_str
 __all__ = ["Part", "fast_session_id", "reread_of"]
 
 _FAST = re.compile(rb'\s*\{\s*"session_id"\s*:\s*"([^"\\]+)"')
-# The other place a writer puts it: among the last members, after which only scalar members (strings, numbers,
-# true, false, null) come before the root's closing brace (this project's writer, and any that writes the
-# messages first). In valid JSON no nested object can close between it and the end, so it is the root's.
 _WS = rb"[ \t\r\n]*"
-_STRING = rb'"(?:[^"\\]|\\.)*"'
-_SCALAR = _STRING + rb"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null"
-_TAIL = re.compile(
-    rb'"session_id"' + _WS + rb":" + _WS + rb'"([^"\\]+)"'
-    + rb"(?:" + _WS + rb"," + _WS + _STRING + _WS + rb":" + _WS + rb"(?:" + _SCALAR + rb"))*"
-    + _WS + rb"\}" + _WS
-)  # fmt: skip
+_AT = re.compile(rb'"session_id"' + _WS + rb":" + _WS + rb'"([^"\\]+)"')
 _KEY = b'"session_id"'
 _LETTER_ESCAPE = re.compile(rb"\\u00[2-7][0-9a-fA-F]")  # \u escapes of ASCII letters, digits, '"' and '_'
 
@@ -53,27 +47,47 @@ Reread = Callable[[int, int], bytes]
 
 def fast_session_id(raw: bytes) -> str | None:
     """The ``session_id`` of a JSON Lines row read from its bytes, when it is its only session id, the first key
-    or among the last scalar members, and no key can hide behind escapes; else None (parse the line to know).
+    or one whose object closes at the line's end, and no key can hide behind escapes; else None (parse the line
+    to know).
 
     >>> fast_session_id(b'{"session_id": "s-1", "step_id": 2, "note": "a \\\\"session_id\\\\" aside"}')
     's-1'
     >>> fast_session_id(b'{"messages": [{"role": "user"}], "session_id": "s-1", "step_id": 2, "m": "{\\\\"a\\\\": 1}"}')
     's-1'
-    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1", "usage": {"n": 1}}') is None  # parse it
+    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1", "usage": {"n": 1}}')
+    's-1'
+    >>> fast_session_id(b'{"step_id": 2, "session_id": "s-1", "usage": {"n": 1}') is None  # broken: parse it
     True
     >>> fast_session_id(b'{"meta": {"step_id": 2, "session_id": "s-1"}}') is None  # not the root's
     True
     """
     m = _FAST.match(raw)
     if m is None:
-        at = raw.find(_KEY)
-        m = _TAIL.fullmatch(raw, at) if at >= 0 else None
-    if m is None or raw.count(_KEY) != 1 or _LETTER_ESCAPE.search(raw):
-        return None
+        return _last_member_id(raw)
+    if raw.find(_KEY, m.end()) >= 0 or (b"\\u00" in raw and _LETTER_ESCAPE.search(raw)):
+        return None  # a second one (a later duplicate key wins), or maybe one behind escapes
     try:
         return m.group(1).decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _last_member_id(raw: bytes) -> str | None:
+    """The id of the line's last ``"session_id"`` when it is a member of the root: the members from it to the
+    end of the line, then one ``}``, are a whole JSON object (so the object holding it closes at the line's end,
+    which in valid JSON makes it the root), in which it is still the id (no later key, escaped or not, is
+    ``session_id`` again). Earlier ones do not matter: of duplicate keys the last one wins. (orjson decides at C
+    speed; the line's other bytes are not scanned at all.)"""
+    at = raw.rfind(_KEY)
+    m = _AT.match(raw, at) if at >= 0 else None
+    if m is None:
+        return None
+    try:
+        members = orjson.loads(b"{" + raw[at:])
+        sid = m.group(1).decode("utf-8")
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return sid if type(members) is dict and members["session_id"] == sid else None
 
 
 def reread_of(data: Any) -> Reread | None:
