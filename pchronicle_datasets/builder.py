@@ -49,7 +49,7 @@ from .loading.batches import check_options, file_records, read_error, tables
 from .loading.ids import document_ids
 from .loading.policy import BadRecords, prepare_quarantine
 from .loading.ranges import byte_range
-from .loading.split import HEAD, split_kind
+from .loading.split import HEAD, SplitKind, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
 from .session_links import parent_links
 from .sidecars import pair, read_sidecar
@@ -60,7 +60,11 @@ __all__ = ["BadRecordError", "Pchronicle", "PchronicleConfig", "QuarantineWriteE
 
 MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
-SPLIT_MIN = 64 << 20  # a file is split into byte ranges for num_proc only from this size on (each part: ≥ this)
+SPLIT_MIN = 64 << 20  # a capture is split into byte ranges for num_proc only from this size on (each part: ≥ this)
+#: A file of standalone lines is split from this size on (each part ≥ this): a part reads only its own lines, after
+#: counting those before it at C speed (loading.line_parts), so parts can be much smaller than a capture's, each of
+#: which passes over the whole file.
+LINES_SPLIT_MIN = 8 << 20
 PARALLEL_MIN = 16 << 20  # with no num_proc given, inputs of this size or more are read on every core (docs/builder.md)
 PARALLEL_FILES = 256  # and so are this many files or more, whatever their size (each file costs its own work)
 FIRST_BATCH = 8  # documents in a file's first Arrow batch (the next ones hold batch_size)
@@ -176,12 +180,14 @@ class Pchronicle(datasets.ArrowBasedBuilder):
 
     def _prepare_split(self, split_generator, **kwargs: Any) -> None:
         if kwargs.get("num_proc") is None:  # not given: big inputs are read on every core (docs/builder.md)
-            kwargs["num_proc"], split = _default_num_proc(split_generator.gen_kwargs, self.config.name)
+            kwargs["num_proc"], split = _default_num_proc(
+                split_generator.gen_kwargs, self.config.name, self.config.max_record_size
+            )
             if split is not None:
                 split_generator.gen_kwargs = split
         elif kwargs["num_proc"] > 1:
             split_generator.gen_kwargs = _split_big_files(
-                split_generator.gen_kwargs, kwargs["num_proc"], self.config.name
+                split_generator.gen_kwargs, kwargs["num_proc"], self.config.name, self.config.max_record_size
             )
         # Set before datasets hands the builder to its workers: they write what they skipped here.
         self._skipped_dir = os.path.join(self._output_dir, SKIPPED_DIR)
@@ -222,7 +228,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str, sidecar: bytes | None = None
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
-        # A big plain JSON Lines file of a format that reads parts (_splittable): its reader gets the file itself,
+        # A big plain JSON Lines file of a format that reads parts (_split_of): its reader gets the file itself,
         # which it can read again by offset (no spill file), and the part's byte range.
         records = file_records(
             f,
@@ -230,7 +236,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             self.config.name,
             sidecar=sidecar,
             links=getattr(self, "_links", None),
-            ranges=_splittable(path, self.config.name),
+            split=_split_of(path, self.config.name, self.config.max_record_size),
             byte_range=_byte_range(path, k, n) if n > 1 else None,
             max_decompressed_size=self.config.max_decompressed_size,
             max_record_size=self.config.max_record_size,
@@ -307,25 +313,37 @@ def _head(path: str) -> bytes:
         return as_bytes(f.read(HEAD))
 
 
-def _splittable(path: str, fmt: str) -> str | None:
-    """The format of a big local file this builder may read in byte ranges (``loading.split``'s rule, kind
-    ``"range"``), or None. Only local files at least twice ``SPLIT_MIN``: a part is read by offset."""
-    if "://" in path or "::" in path or not os.path.isfile(path) or os.path.getsize(path) < 2 * SPLIT_MIN:
+def _split_of(path: str, fmt: str, max_record_size: int = MAX_RECORD_SIZE) -> tuple[SplitKind, str] | None:
+    """How a big local plain file may be read in parts (``loading.split``'s rule: kind and format), or None.
+    Only local files at least twice their kind's part size (``SPLIT_MIN``, ``LINES_SPLIT_MIN``): a part is read
+    by offset. Not under a ``max_record_size`` below the head the rule reads: the whole-file reader would refuse
+    a first line the rule saw whole, and decide from the lines after it."""
+    if "://" in path or "::" in path or not os.path.isfile(path) or max_record_size < HEAD:
+        return None
+    size = os.path.getsize(path)
+    if size < 2 * min(SPLIT_MIN, LINES_SPLIT_MIN):
         return None
     split = split_kind(_head(path), fmt)
-    return split[1] if split is not None and split[0] == "range" else None
+    return split if split is not None and size >= 2 * _part_min(split[0]) else None
 
 
-def _split_big_files(gen_kwargs: dict[str, Any], num_proc: int, fmt: str) -> dict[str, Any]:
-    """Each big splittable file as up to ``num_proc`` shards (its byte ranges, each at least ``SPLIT_MIN``), so
-    that one big capture keeps every worker busy."""
+def _part_min(kind: SplitKind) -> int:
+    return SPLIT_MIN if kind == "range" else LINES_SPLIT_MIN
+
+
+def _split_big_files(
+    gen_kwargs: dict[str, Any], num_proc: int, fmt: str, max_record_size: int = MAX_RECORD_SIZE
+) -> dict[str, Any]:
+    """Each big splittable file as up to ``num_proc`` shards (its byte ranges, each at least its kind's part
+    size), so that one big file keeps every worker busy."""
     files, names, parts, sidecars = [], [], [], []
     given = gen_kwargs.get("sidecars") or [None] * len(gen_kwargs["files"])
     for path, name, part, side in zip(
         gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], given, strict=True
     ):
         whole = tuple(part) == (0, 1)
-        n = min(num_proc, os.path.getsize(path) // SPLIT_MIN) if whole and _splittable(path, fmt) else 1
+        split = _split_of(path, fmt, max_record_size) if whole else None
+        n = min(num_proc, os.path.getsize(path) // _part_min(split[0])) if split else 1
         pieces = [tuple(part)] if n <= 1 else [(k, n) for k in range(n)]
         files += [path] * len(pieces)
         names += [name] * len(pieces)
@@ -341,10 +359,12 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _default_num_proc(gen_kwargs: dict[str, Any], fmt: str) -> tuple[int | None, dict[str, Any] | None]:
+def _default_num_proc(
+    gen_kwargs: dict[str, Any], fmt: str, max_record_size: int = MAX_RECORD_SIZE
+) -> tuple[int | None, dict[str, Any] | None]:
     """``(num_proc, gen_kwargs split for it)`` when the caller gave none: one worker per core, up to one per shard,
     for at least ``PARALLEL_MIN`` bytes or ``PARALLEL_FILES`` local files in at least two shards (files, or the
-    byte ranges of a big capture); ``(None, None)`` (one process) otherwise.
+    byte ranges of a big file); ``(None, None)`` (one process) otherwise.
 
     ``load_dataset("json")`` parses with pyarrow's threads on every core; reading a trajectory is Python, so
     its cores are processes: ``datasets``' own ``num_proc`` workers, forked (Linux only: elsewhere a worker
@@ -358,7 +378,7 @@ def _default_num_proc(gen_kwargs: dict[str, Any], fmt: str) -> tuple[int | None,
         return None, None
     if len(paths) < PARALLEL_FILES and sum(os.path.getsize(p) for p in paths) < PARALLEL_MIN:
         return None, None
-    split = _split_big_files(gen_kwargs, cores, fmt)
+    split = _split_big_files(gen_kwargs, cores, fmt, max_record_size)
     shards = len(split["files"])
     return (min(cores, shards), split) if shards > 1 else (None, None)
 

@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..compression import MAX_DECOMPRESSED_SIZE
 from ..errors import BadRecordError
 from ..features import STORYLINE_FEATURES, rows_to_table, story_to_row
-from ..formats import capability, format_names, iter_records
+from ..formats import capability, format_names, get_format, iter_records
 from ..formats.base import Record
 from ..formats.residual import origin
 from ..formats.source import MAX_RECORD_SIZE, check_record_size
@@ -36,6 +36,7 @@ from ..quarantine import MAX_EXAMPLES, Quarantine, new_run_id
 from ..session_links import parent_links, with_children
 from ..sidecars import FOLDER_EXTENSIONS, folder_files, pair, read_sidecar
 from .ids import document_ids
+from .line_parts import part_records
 from .policy import BadRecords, Policy, check_policy, prepare_quarantine
 
 __all__ = ["BATCH_SIZE", "STORY_SCHEMA", "check_options", "file_records", "input_files", "read_batches", "tables"]
@@ -68,22 +69,25 @@ def file_records(
     *,
     sidecar: bytes | None = None,
     links: dict[str, list[str]] | None = None,
-    ranges: str | None = None,
+    split: tuple[str, str] | None = None,
     byte_range: tuple[int, int | None] | None = None,
     max_decompressed_size: int = MAX_DECOMPRESSED_SIZE,
     max_record_size: int = MAX_RECORD_SIZE,
 ) -> Iterator[Record]:
     """The records of one open file named ``name``, read as a stream by format ``fmt`` (or ``"auto"``), with the
-    ``/children`` the other files of the read give (``session_links``). ``ranges``: the format of a local plain
-    file its range reader takes as it is (``splittable``, ``loading.split``): it reads spilled rows again by
-    offset instead of copying them to a temporary file, and reads only ``byte_range`` when given."""
-    if ranges is None and byte_range is None:
+    ``/children`` the other files of the read give (``session_links``). ``split``: how a local plain file may be
+    read in parts (``loading.split.split_kind``: kind and format); then ``byte_range``, when given, is the part
+    read: its lines (kind ``"lines"``, ``line_parts``), or the sessions that start in it (kind ``"range"``, whose
+    reader also reads spilled rows again by offset instead of copying them to a temporary file, part or not)."""
+    if split is not None and split[0] == "lines" and byte_range is not None:
+        records = part_records(f, name, get_format(split[1]), byte_range, max_record_size=max_record_size)
+    elif split is not None and split[0] == "range":
+        module = capability(split[1], "splittable")
+        records = module.iter_records(f, name, byte_range=byte_range, max_record_size=max_record_size)
+    else:
         records = iter_records(
             fmt, f, name, max_size=max_decompressed_size, sidecar=sidecar, max_record_size=max_record_size
         )
-    else:
-        module = capability(ranges or fmt, "splittable")
-        records = module.iter_records(f, name, byte_range=byte_range, max_record_size=max_record_size)
     return with_children(records, links or {})
 
 

@@ -50,13 +50,17 @@ def test_what_is_never_split():
 
 def test_the_builder_splits_by_the_same_rule(tmp_path, monkeypatch):
     monkeypatch.setattr(builder, "SPLIT_MIN", 16)
+    monkeypatch.setattr(builder, "LINES_SPLIT_MIN", 16)
     rows, chats = tmp_path / "rows.jsonl", tmp_path / "chats.jsonl"
     rows.write_bytes(ROWS)
     chats.write_bytes(CHATS)
-    assert builder._splittable(str(rows), "auto") == "openai-msg"
-    assert builder._splittable(str(rows), "openai-msg") == "openai-msg"
-    assert builder._splittable(str(chats), "openai-msg") is None  # named, but detected as chat
-    assert builder._splittable(str(chats), "auto") is None  # split in lines only by Spark: the builder reads ranges
+    assert builder._split_of(str(rows), "auto") == ("range", "openai-msg")
+    assert builder._split_of(str(rows), "openai-msg") == ("range", "openai-msg")
+    assert builder._split_of(str(chats), "openai-msg") is None  # named, but detected as chat
+    assert builder._split_of(str(chats), "auto") == ("lines", "chat")
+    assert builder._split_of(str(chats), "auto", max_record_size=1 << 10) is None  # a limit below the rule's head
+    monkeypatch.setattr(builder, "LINES_SPLIT_MIN", len(CHATS))  # each kind has its own part size
+    assert builder._split_of(str(chats), "auto") is None and builder._split_of(str(rows), "auto") is not None
 
 
 def test_the_stream_reader_and_the_split_rule_agree_on_json_lines():
