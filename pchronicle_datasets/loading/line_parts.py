@@ -20,16 +20,16 @@ speed, in bounded memory), then streams its own lines through the same ``Source`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..errors import FormatError
 from ..formats import capability
 from ..formats.base import Record, parse_line
-from ..formats.source import BOM, CHUNK, MAX_RECORD_SIZE, Source, file_chunks, is_blank_line
+from ..formats.source import BOM, CHUNK, MAX_RECORD_SIZE, Source, file_chunks, is_blank_line, record_too_large
 from .ranges import count_lines
 
-__all__ = ["count_before", "part_records"]
+__all__ = ["count_before", "line_records", "line_value", "part_records"]
 
 
 def count_before(f: BinaryIO | Any, start: int) -> tuple[int, int]:
@@ -73,7 +73,6 @@ def part_records(
     """The records of the lines that start in ``byte_range`` (line starts, ``ranges.byte_range``; end None: the
     file's end) of the seekable plain file ``f``, read by ``module``'s ``read_line``: the whole file's records
     for those lines, in order."""
-    read_line = capability(module, "line_reader").read_line
     start, end = byte_range
     lines, index = count_before(f, start) if start else (0, 0)
     # From the newline before the part (an empty first line, which is blank: no record, no index), so that
@@ -83,14 +82,38 @@ def part_records(
     f.seek(begin)
     shift = lines - 1 if start else 0
     src = Source(file_chunks(_Window(f, None if end is None else end - begin)), document_id, max_record_size)
-    for number, _offset, raw in src.lines():
-        number += shift
-        value, _ = parse_line(raw, document_id, number)
+    numbered = ((number + shift, offset, raw) for number, offset, raw in src.lines())
+    for _offset, _k, record in line_records(numbered, document_id, module, index, max_record_size):
+        yield record
+
+
+def line_records(
+    lines: Iterable[tuple[int, int, bytes]], document_id: str | None, module: Any, index: int, max_record_size: int
+) -> Iterator[tuple[int, int, Record]]:
+    """``(offset, k, record)``: the ``k``-th record of each non-blank line ``(number, offset, raw)``, the first of
+    them the file's ``index``-th non-blank line (0-based): the line parsed as the whole-file reader parses it
+    (``line_value``), then given to ``module``'s ``read_line`` (a bad line is its own error record). Every engine
+    reads a part of a file of standalone lines with it (the builder's workers, Spark's tasks)."""
+    read_line = capability(module, "line_reader").read_line
+    for number, offset, raw in lines:
+        value, _ = line_value(raw, document_id, number, max_record_size)
         if isinstance(value, FormatError):
-            yield Record(number, raw, error=value)
+            records = [Record(number, b"" if len(raw) > max_record_size else raw, error=value)]
         else:
-            yield from read_line(value, raw, document_id, number, index)
+            # A line may give several records (an ATIF trajectory and its subagents).
+            records = read_line(value, raw, document_id, number, index)
+        for k, record in enumerate(records):
+            yield offset, k, record
         index += 1
+
+
+def line_value(raw: bytes, document_id: str | None, line: int, limit: int) -> tuple[Any, bool]:
+    """``base.parse_line`` of a line of a part, or the refusal of a line longer than ``limit`` (``max_record_size``;
+    a reader of byte ranges may have stopped reading it there, so its length is not known): the whole-file
+    reader's ``RecordTooLargeError`` for the same line."""
+    if len(raw) > limit:
+        return record_too_large(None, limit, document_id, line), False
+    return parse_line(raw, document_id, line)
 
 
 class _Window:

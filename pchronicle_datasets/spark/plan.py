@@ -8,8 +8,8 @@ than ``split_size`` (``split_kind`` says which): then it is cut into parts of ab
 part holds the lines that *start* in it (a line that crosses the cut belongs to the part it starts in), which
 is how Hadoop splits text. Two kinds of parts:
 
-- **lines**: a format whose records are one per line and stand alone (``lines.line_rule``: storyline, chat,
-  atif, sharegpt): each part's records are read in place, numbered as in the whole file;
+- **lines**: a format whose records are one per line and stand alone (``line_reader``: storyline, chat,
+  atif, sharegpt): each part's records are read in place, numbered as in the whole file (``loading.line_parts``);
 - **range**: a format whose reader regroups rows (``SPLITTABLE``: openai-msg, rows grouped by session): the
   rows of all ranges must be shuffled by session before documents are built, which only
   ``pchronicle_datasets.spark.read`` does; a caller that cannot shuffle (the Data Source) plans with

@@ -31,13 +31,13 @@ from ..compression import MAX_DECOMPRESSED_SIZE
 from ..errors import BadRecordError, FormatError, PchronicleError
 from ..features import STORYLINE_FEATURES, story_to_row
 from ..formats import capability, get_format, iter_records
-from ..formats.base import Record, parse_line, parsed_lines
-from ..formats.source import MAX_RECORD_SIZE, is_blank_line, record_too_large
+from ..formats.base import Record, parsed_lines
+from ..formats.source import MAX_RECORD_SIZE, is_blank_line
 from ..jsonio import loads, may_hold_big_int
+from ..loading.line_parts import line_records, line_value
 from ..loading.policy import refusal
 from ..loading.ranges import count_lines
 from ..quarantine import quarantine_entry
-from .lines import line_rule
 from .plan import Part
 
 __all__ = [
@@ -120,15 +120,6 @@ def _tables(rows: Iterator[dict[str, Any]], schema: pa.Schema) -> Iterator[pa.Ta
         yield pa.Table.from_pylist(batch, schema=schema)
 
 
-def line_value(raw: bytes, document_id: str, line: int, limit: int) -> tuple[Any, bool]:
-    """``base.parse_line`` of a line of a split part, or the refusal of a line longer than ``limit``
-    (``max_record_size``; ``plan.line_range`` stopped reading it there, so its length is not known): the local
-    reader's ``RecordTooLargeError`` for the same line."""
-    if len(raw) > limit:
-        return record_too_large(None, limit, document_id, line), False
-    return parse_line(raw, document_id, line)
-
-
 def whole_file_tables(
     part: Part,
     fmt: str,
@@ -148,31 +139,24 @@ def lines_tables(
 ) -> Iterator[pa.Table]:
     """The records of one part of a split file read in place (its lines, from byte ``offset`` of the file),
     numbered as in the whole file (``part.first_line``, ``part.first_row`` from the counting pass): each line
-    parsed as the local reader's JSON Lines loop parses it, then given to its format's ``lines.line_rule``."""
-    rule = line_rule(get_format(part.format))
-    if rule is None:  # the plan splits only formats with a rule
+    read by ``loading.line_parts.line_records``, as the builder's workers read theirs."""
+    module = get_format(part.format)
+    if capability(module, "line_reader") is None:  # the plan splits only formats that read a line alone
         raise ValueError(f"the {part.format} format has no per-line rule: its files are read whole")
 
-    def rows() -> Iterator[dict[str, Any]]:
-        number, index, at = part.first_line - 1, part.first_row, 0
+    def lines() -> Iterator[tuple[int, int, bytes]]:
+        number, at = part.first_line - 1, 0
         while at < len(data):
             cut = data.find(b"\n", at)
             end = len(data) if cut == -1 else cut
             raw, here, at = data[at:end], offset + at, end + 1
             number += 1
-            if is_blank_line(raw):
-                continue
-            index += 1
-            value, _ = line_value(raw, part.document_id, number, max_record_size)
-            if isinstance(value, FormatError):
-                records = [Record(number, b"" if len(raw) > max_record_size else raw, error=value)]
-            else:
-                records = rule(value, raw, part.document_id, number, index)
-            # A line may give several records (an ATIF trajectory and its subagents): fewer than its bytes.
-            for k, rec in enumerate(records):
-                yield _record_row(rec, part, here + k, policy)
+            if not is_blank_line(raw):
+                yield number, here, raw
 
-    yield from _tables(rows(), RECORDS_SCHEMA)
+    records = line_records(lines(), part.document_id, module, part.first_row, max_record_size)
+    # A line may give several records: fewer than its bytes, so offset + k keeps them in order.
+    yield from _tables((_record_row(rec, part, here + k, policy) for here, k, rec in records), RECORDS_SCHEMA)
 
 
 def counts_table(part: Part, data: bytes) -> pa.Table:

@@ -7,7 +7,7 @@ After ``pchronicle_datasets.spark.register(spark)``::
 gives one row of ``STORYLINE_FEATURES`` per document: the local loader's rows. Its partitions are
 ``plan.plan_files``' parts, as for ``pchronicle_datasets.spark.read``: every file is at least one partition,
 read by the local reader; an uncompressed JSON Lines file bigger than the split size whose records are one
-per line (storyline, chat, atif, sharegpt: ``lines.line_rule``) is cut at line starts into parts of about that size,
+per line (storyline, chat, atif, sharegpt: ``line_reader``) is cut at line starts into parts of about that size,
 each a partition that reads its lines in place. Their line and record numbers are the whole file's: planning
 counts the lines of each such file once (a read of its bytes without parsing, on the driver), so errors name
 the physical line and documents named by their place (``chat.jsonl#1234``) keep that name.
