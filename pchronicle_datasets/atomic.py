@@ -32,8 +32,8 @@ import contextlib
 import glob
 import os
 import re
+import secrets
 import shutil
-import signal
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -212,23 +212,24 @@ class AtomicOutput:
         parent = self.path.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            prefix = f".{self.path.name}{TEMP_MARK}"
-            # The stopping signals wait while the temporary is created and recorded: a SIGTERM the CLI turns into
-            # SystemExit inside mkstemp would leave a file no one knows the name of.
-            with _signals_held():
-                if folder:
-                    self.tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-                else:
-                    fd, name = tempfile.mkstemp(prefix=prefix, dir=parent)
-                    os.close(fd)
-                    self.tmp = Path(name)
-                _UNFINISHED.add(self)
         except OSError as exc:
             raise OutputError(self.path, _cause(exc)) from None
-        except BaseException:  # a held signal delivered as the hold ends: the temporary exists, remove it
-            if hasattr(self, "tmp"):
-                self.discard()
-            raise
+        # The temporary is named and recorded before it exists: a SIGTERM (which the CLI turns into SystemExit
+        # wherever the program is) that lands while it is created still finds it to remove (discard_unfinished).
+        self.tmp = self._temporary_name()
+        _UNFINISHED.add(self)
+        while True:
+            try:
+                _create(self.tmp, folder)
+                return
+            except FileExistsError:
+                self.tmp = self._temporary_name()  # (another output's name: never this one's to remove)
+            except OSError as exc:
+                _UNFINISHED.discard(self)
+                raise OutputError(self.path, _cause(exc)) from None
+
+    def _temporary_name(self) -> Path:
+        return self.path.parent / f".{self.path.name}{TEMP_MARK}{secrets.token_hex(8)}"
 
     def __enter__(self) -> Path:
         return self.tmp
@@ -287,21 +288,14 @@ class AtomicOutput:
 #: Outputs created and neither committed nor discarded: what ``discard_unfinished`` removes (held strongly: an
 #: output dropped before its ``with`` block still has its temporary on disk).
 _UNFINISHED: set[AtomicOutput] = set()
-_STOPPING = tuple(s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None), signal.SIGINT) if s is not None)
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGTERM, SIGHUP and SIGINT (where the platform can) until the block ends; they are delivered then."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        yield
-        return
-    before = mask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        yield
-    finally:
-        mask(signal.SIG_SETMASK, before)
+def _create(path: Path, folder: bool) -> None:
+    """Create the temporary ``path`` (only this user may read it until the commit sets the final mode)."""
+    if folder:
+        os.mkdir(path, 0o700)
+    else:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def discard_unfinished() -> None:

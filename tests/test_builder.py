@@ -726,6 +726,19 @@ def test_skip_writes_each_record_to_the_quarantine_file(tmp_path):
     assert "JSON" in line["error"]
 
 
+def test_a_quarantine_file_that_is_an_input_is_refused_before_anything_is_read(tmp_path):
+    """Its entries would be appended to the very file being read (through a link too): refused, file untouched."""
+    path = write(tmp_path / "bad.jsonl", capture_with({8: NOT_JSON}))
+    before = path.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(path)
+    for target in (path, tmp_path / "link.jsonl"):
+        with pytest.raises(pc.builder.QuarantineWriteError, match=r"it is the input .*bad\.jsonl.*another quarantine"):
+            load(tmp_path, str(path), on_bad_records="skip", quarantine_file=str(target), split="train")
+        with pytest.raises(pc.PchronicleError, match="it is the input"):
+            list(pc.read_batches(str(path), on_bad_records="skip", quarantine_file=str(target)))
+    assert path.read_bytes() == before
+
+
 def test_skip_loses_nothing(tmp_path):
     """Every input line is either part of a loaded document or inside a quarantine entry, never both."""
     no_session = json.dumps({"step_id": 2, "messages": []}).encode()

@@ -213,7 +213,7 @@ def read_batches(
     names = document_ids(files, _absolute(os.fspath(base)) if base is not None else folder)
     run = new_run_id()
     target = os.fspath(quarantine_file) if quarantine_file and on_bad_records == "skip" else None
-    if target is not None and (removed := prepare_quarantine(target)):  # before any input is read
+    if target is not None and (removed := prepare_quarantine(target, files)):  # before any input is read
         logger.warning(f"pchronicle: removed a partial last entry ({removed} bytes) from {target}")
     say = log or (lambda message: logger.warning(f"pchronicle: {message}"))
     bad = BadRecords(on_bad_records, Quarantine(target, run=run, log=say, examples=MAX_EXAMPLES))

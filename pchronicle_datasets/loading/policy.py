@@ -63,10 +63,18 @@ def refusal(err: PchronicleError, name: str) -> BadRecordError:
     )
 
 
-def prepare_quarantine(path: str | os.PathLike) -> int:
-    """Make the quarantine file ready before any input is read: its folder created, the file checked writable,
+def prepare_quarantine(path: str | os.PathLike, inputs: Sequence[str] = ()) -> int:
+    """Make the quarantine file ready before any input is read: not one of ``inputs`` (the files of the read:
+    its entries would be appended to the data being read), its folder created, the file checked writable,
     and a partial last entry an interrupted run left removed (the number of bytes removed is returned, for
     the caller to say). Raises ``QuarantineError`` naming the path and the cause."""
+    for given in inputs:
+        if same_path(path, given):
+            raise QuarantineError(
+                f"it is the input {given}: its entries would be appended to the data being read; "
+                "name another quarantine file",
+                document_id=str(path),
+            )
     parent = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(parent, exist_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import pchronicle_datasets as pc
-from pchronicle_datasets import cli
+from pchronicle_datasets import atomic, cli
 from pchronicle_datasets.atomic import TEMP_MARK, AtomicOutput, OutputError
 from pchronicle_datasets.cli import main
 
@@ -192,31 +192,32 @@ def test_killed_mid_convert_leaves_nothing_at_the_final_path(tmp_path, large_inp
         assert leftovers(tmp_path) == []  # SIGTERM runs the cleanup; SIGKILL can leave only the hidden temporary
 
 
-def test_a_stop_while_the_temporary_is_created_leaves_nothing(tmp_path, monkeypatch):
+@pytest.mark.parametrize("target", ["storyline", "per-document"])
+def test_a_stop_while_the_temporary_is_created_leaves_nothing(tmp_path, monkeypatch, target):
     # CI once caught SIGTERM landing right as the temporary appeared: the CLI's handler raised SystemExit before
-    # the ``with`` block had begun, and the temporary stayed. Both windows, made certain here.
-    real_mkstemp = tempfile.mkstemp
+    # the ``with`` block had begun, and the temporary stayed. Each window, made certain here: the stop lands
+    # before the temporary exists, right after it is created, and after the output is made but before its block.
+    real_create, real_output = atomic._create, cli._output
 
-    def mkstemp_then_sigterm(*args, **kwargs):
-        made = real_mkstemp(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # held until the temporary is recorded, then delivered
-        return made
-
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_sigterm)
-    with pytest.raises(SystemExit) as stop:
-        main(["convert", str(CAPTURE), "--to", "storyline", "-o", str(tmp_path / "a.jsonl")])
-    assert stop.value.code == 128 + signal.SIGTERM
-    assert list(tmp_path.iterdir()) == []
-    monkeypatch.setattr(tempfile, "mkstemp", real_mkstemp)
-
-    def created_then_stopped(args):
-        AtomicOutput(args.output)  # created, and the stop lands before its ``with`` block
+    def stop_before(path, folder):
         raise SystemExit(128 + signal.SIGTERM)
 
-    monkeypatch.setattr(cli, "_output", created_then_stopped)
-    with pytest.raises(SystemExit):
-        main(["convert", str(CAPTURE), "--to", "storyline", "-o", str(tmp_path / "b.jsonl")])
-    assert list(tmp_path.iterdir()) == []
+    def stop_after(path, folder):
+        real_create(path, folder)
+        raise SystemExit(128 + signal.SIGTERM)
+
+    def made_then_stopped(args):
+        real_output(args)
+        raise SystemExit(128 + signal.SIGTERM)
+
+    for module, name, patch in ((atomic, "_create", stop_before), (atomic, "_create", stop_after),
+                                (cli, "_output", made_then_stopped)):  # fmt: skip
+        with monkeypatch.context() as mp:
+            mp.setattr(module, name, patch)
+            with pytest.raises(SystemExit) as stop:
+                main(["convert", str(CAPTURE), "-o", str(tmp_path / "out"), *TARGETS[target]])
+        assert stop.value.code == 128 + signal.SIGTERM
+        assert list(tmp_path.iterdir()) == [], patch.__name__
 
 
 def test_sigterm_mid_per_document_leaves_no_folder(tmp_path, large_input):
