@@ -138,12 +138,10 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         if not self.config.data_files:
             raise ValueError(f"At least one data file must be specified, but got data_files={self.config.data_files}")
         self._run = new_run_id()
-        # No extraction: compressed files are decompressed here as they are read, member by member.
-        files = dl_manager.download(self.config.data_files)
         if self.config.on_bad_records == "skip" and self.config.quarantine_file:
-            # Before any input is read, in the main process (workers only append).
+            # Before any input is read (or downloaded), in the main process (workers only append).
             try:
-                every = [p for paths in files.values() for p in paths]
+                every = [p for paths in self.config.data_files.values() for p in paths]
                 removed = prepare_quarantine(self.config.quarantine_file, every)
             except QuarantineError as exc:
                 raise QuarantineWriteError(exc.reason, document_id=exc.document_id) from None
@@ -152,6 +150,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                     f"pchronicle: removed a partial last entry ({removed} bytes) an interrupted run left in "
                     f"{self.config.quarantine_file}"
                 )
+        # No extraction: compressed files are decompressed here as they are read, member by member.
+        files = dl_manager.download(self.config.data_files)
         names = _document_ids(self.config.data_files, self.config.data_dir)  # the same ids as the CLI's and Spark's
         # Subagent files name their parent: the parents' /children come from the whole load (session_links.py).
         self._links = parent_links([p for paths in files.values() for p in paths], self.config.name)
