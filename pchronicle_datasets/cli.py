@@ -118,12 +118,15 @@ def _records(
 
 
 def _stories(args: argparse.Namespace, desc: str) -> list[dict[str, Any]]:
-    return list(_iter_stories(args, desc, CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs)))
+    return list(iter_stories(args, desc, CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs)))
 
 
-def _iter_stories(
+def iter_stories(
     args: argparse.Namespace, desc: str, bad: CommandBadRecords, redactor: Redactor | None = None
 ) -> Iterator[dict[str, Any]]:
+    """The documents of a command's inputs (``args``: the reading options every command takes), bad records
+    given to ``bad``, each document redacted first when a ``redactor`` is given: what ``convert``, ``push`` and
+    ``redact --check`` read."""
     for path, rec in _records(args.inputs, args.source, desc, args.max_decompressed_size, args.max_record_size):
         if rec.error is not None:
             bad(path, rec)
@@ -400,7 +403,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     output = _output(args)
     with output as tmp, collect_losses() as losses:  # one report, not a warning per lossy value
         bad = CommandBadRecords(args.on_bad_records, args.quarantine, args.inputs, args.output)
-        stories = _iter_stories(args, "converting", bad, redactor)
+        stories = iter_stories(args, "converting", bad, redactor)
         message = _write(args, drop.filter(stories), tmp, Path(args.output), policy)
     print(message, file=sys.stderr)
     drop.print()
@@ -633,7 +636,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     # map's cache files in it) is removed on every exit path, as the push's staged folder is.
     with tempfile.TemporaryDirectory(prefix="pchronicle-push-rows-") as tmp:
         arrow = Path(tmp) / "rows.arrow"
-        _write_arrow(_iter_stories(args, "reading", bad, redactor), arrow)
+        _write_arrow(iter_stories(args, "reading", bad, redactor), arrow)
         return _push(args, Dataset.from_file(str(arrow)), redactor)
 
 

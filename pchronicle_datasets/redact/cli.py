@@ -90,7 +90,7 @@ def print_report(redactor: Redactor | None, *, pushed: bool = False) -> None:
 
 def cmd_redact(args: argparse.Namespace) -> int:
     """``redact --check FILES``: what would be redacted, counted per rule, file and field; exit 1 if any."""
-    from ..cli import _iter_stories
+    from ..cli import iter_stories
     from ..loading.policy import CommandBadRecords
 
     if not args.check:
@@ -100,7 +100,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
     redactor = redactor_from_args(args)
     assert redactor is not None
     bad = CommandBadRecords("skip", None)
-    for _ in _iter_stories(args, "checking", bad, redactor=redactor):
+    for _ in iter_stories(args, "checking", bad, redactor=redactor):
         pass  # the report is what counts
     if args.json:
         print(json.dumps(redactor.report.to_dict(), ensure_ascii=False, indent=2))
