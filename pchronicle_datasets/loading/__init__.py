@@ -4,6 +4,8 @@
 - ``ids``: the document id of each input file (relative to ``data_dir`` or to the inputs' common parent);
 - ``split``: which big files may be read in parts, and how (``split_kind``: the one rule);
 - ``ranges``: the lines that start in a byte range of a file (``line_start``, ``read_lines``, ``byte_range``);
+- ``line_parts``: one part of a file of standalone lines read with the whole file's records
+  (``part_records`` for the builder's workers; ``line_records``, the per-line rule, for Spark's tasks too);
 - ``policy``: the bad-record policy (``on_bad_records``), the error that stops a load (``refusal``), the
   quarantine file's setup (``prepare_quarantine``) and the commands' policy object (``CommandBadRecords``, for
   the CLI and Spark alike).
