@@ -510,7 +510,7 @@ def report(results: dict, command: str, picture: bool) -> str:
         "",
         "Peak memory is the loading process's own maximum RSS (`VmHWM`; `ru_maxrss` would carry over the benchmark's "
         "own, as Linux keeps it across fork and exec): the interpreter, pyarrow and datasets "
-        "are about 200 MB of it. The default's workers (for a file big enough to be cut in byte ranges, 128 MiB or "
+        "are about 200 MB of it. The default's workers (for a file big enough to be cut in byte ranges, 32 MiB or "
         "more) are separate processes: their peak is the largest one's `ru_maxrss` (an upper bound: Linux starts "
         "a forked child's from its parent's at the fork). "
         "The first row's time counts from the `load_dataset(..., streaming=True)` call (about 1.4 s of it is "
