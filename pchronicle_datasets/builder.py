@@ -62,7 +62,7 @@ MODULE_NAME = "pchronicle"
 SKIPPED_DIR = "pchronicle_skipped"  # in a prepared dataset's cache folder: what each file's generation skipped
 #: A capture is split into byte ranges of at least this size (so from twice it). Each part passes over the whole
 #: file, but lines outside its range cost it a few microseconds each (formats/openai_msg/parts.py): a 106 MB
-#: capture loads in 1.5 s on two cores instead of 2.2 s in one (docs/builder.md).
+#: capture loads in 1.6 s on two cores instead of 2.0 s in one (benchmarks/results.md).
 SPLIT_MIN = 16 << 20
 #: A file of standalone lines is split into parts of at least this size: a part reads only its own lines, after
 #: counting those before it at C speed (loading.line_parts).
