@@ -89,8 +89,24 @@ def describe(kind: str) -> str:
     'a Storyline field a chat record has no key for, left out (/turns/*/ts)'
     """
     base, _, field = kind.partition(":")
-    what = KINDS.get(base, kind)
-    return f"{what} ({field.strip()})" if field and base in KINDS else what
+    what = KINDS.get(base) or _format_kind(base)
+    if what is None:
+        return kind
+    return f"{what} ({field.strip()})" if field else what
+
+
+def _format_kind(base: str) -> str | None:
+    """The meaning of a writer's own kind without an entry of its own: ``not in <format>`` (``layout``'s writers
+    name every field their format has no place for this way) or ``text in <format>``.
+
+    >>> describe("not in mini-swe-agent: /turns/*/ts")
+    'a Storyline field a mini-swe-agent file has no place for, left out (/turns/*/ts)'
+    """
+    for prefix, meaning in (("not in ", "a Storyline field a {} file has no place for, left out"),
+                            ("text in ", "a Storyline value a {} file holds only as text")):  # fmt: skip
+        if base.startswith(prefix) and base[len(prefix) :].strip():
+            return meaning.format(base[len(prefix) :].strip())
+    return None
 
 
 # This process's id, kept current in forked children (where a process can fork: elsewhere it never changes):
