@@ -57,10 +57,10 @@ class SparkRead:
         """The same read, computed once for both views (``rows`` and ``bad_records`` each scan otherwise)."""
         return SparkRead(self.records.cache())
 
-    def write_quarantine(self, path: str, mode: str = "errorifexists") -> int:
+    def write_quarantine(self, path: str, mode: str = "error") -> int:
         """Write the bad records as JSON Lines files in the folder ``path``; returns how many there were.
 
-        ``mode``: Spark's save mode. The default (Spark's own) refuses a folder that exists, so a mistyped path
+        ``mode``: Spark's save mode. The default ("error", as ``write_parquet``) refuses a folder that exists, so a mistyped path
         never replaces a folder of data; ``mode="overwrite"`` replaces an earlier quarantine."""
         bad = self.bad_records
         bad.write.mode(mode).json(path)
