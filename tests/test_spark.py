@@ -384,7 +384,7 @@ def test_skip_keeps_every_bad_record_with_its_place(spark, tmp_path, split):
     written = [json.loads(x) for f in folder.glob("*.json") for x in f.read_text().splitlines()]
     assert sorted(e["line"] for e in written) == sorted(e["line"] for e in expected)
     # A folder that exists is refused (a mistyped path must not replace data); overwrite is asked for by name.
-    with pytest.raises(Exception, match="PATH_ALREADY_EXISTS|already exists"):
+    with pytest.raises(Exception, match=r"PATH_ALREADY_EXISTS|already exists"):
         got.write_quarantine(str(folder))
     assert got.write_quarantine(str(folder), mode="overwrite") == 4
     assert len([x for f in folder.glob("*.json") for x in f.read_text().splitlines()]) == 4

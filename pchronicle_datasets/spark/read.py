@@ -60,8 +60,8 @@ class SparkRead:
     def write_quarantine(self, path: str, mode: str = "error") -> int:
         """Write the bad records as JSON Lines files in the folder ``path``; returns how many there were.
 
-        ``mode``: Spark's save mode. The default ("error", as ``write_parquet``) refuses a folder that exists, so a mistyped path
-        never replaces a folder of data; ``mode="overwrite"`` replaces an earlier quarantine."""
+        ``mode``: Spark's save mode. The default ("error", as ``write_parquet``) refuses a folder that exists, so a
+        mistyped path never replaces a folder of data; ``mode="overwrite"`` replaces an earlier quarantine."""
         bad = self.bad_records
         bad.write.mode(mode).json(path)
         return bad.count()
