@@ -317,7 +317,7 @@ class Source:
                     continue
                 number += 1
                 yield number, carry_start, _oversized(skipping + nl, limit, skip_ws)
-                skipping, skip_ws, dropped, run = None, False, 0, 0
+                skipping, skip_ws, dropped, run, carry_len = None, False, 0, 0, 0
                 offset += nl + 1
                 chunk = chunk[nl + 1 :]
                 if not chunk:
@@ -403,7 +403,8 @@ class Source:
                 if not carry:
                     carry_start = offset
                 if dropped and not last.isspace():
-                    skipping, skip_ws, carry = carry_len + dropped + len(last), True, []  # text after a dropped run
+                    # text after a dropped run: the line is skipped (its kept part no longer counts toward the next)
+                    skipping, skip_ws, carry, carry_len = carry_len + dropped + len(last), True, [], 0
                     offset += len(last)
                     continue
                 carry.append(last)
@@ -414,7 +415,8 @@ class Source:
                 if carry_len > WHITESPACE_KEPT and last.isspace() and all(p.isspace() for p in carry):
                     carry, carry_len, run = [], 0, 0  # a line of whitespace so far: nothing to keep
                 elif carry_len - run > limit:
-                    skipping, carry = carry_len + dropped, []  # too long: the rest is counted up to its newline
+                    # Too long: the rest is counted up to its newline (in skipping: no carry left for the next line).
+                    skipping, carry, carry_len = carry_len + dropped, [], 0
         if self.error is not None and not self._replay:
             self.cut = b"".join(carry)
             if not isinstance(self.error, DecompressionLimitError):

@@ -90,6 +90,19 @@ def test_every_json_lines_reader_refuses_the_long_line_and_reads_the_rest(fmt):
     assert len([r for r in records if r.error is None]) >= 2
 
 
+@pytest.mark.parametrize("size", [700, 1000, 1500])
+def test_a_line_after_a_long_one_is_measured_alone(size):
+    # The long line's kept part was still counted when the next line that runs across a chunk began: a good
+    # line of 900 bytes after it was refused as one of 900 + the long line's bytes (found by the line parts'
+    # property test on a real chat file). Every cut of the chunks, so the lines cross them in every way.
+    good = [row(s, "y" * 900) for s in ("a", "c", "d", "e")]
+    data = b"\n".join([good[0], row("b", "x" * 2 * LIMIT), *good[1:]]) + b"\n"
+    for shift in range(0, size, 97):
+        chunks = [data[:shift], *pieces(data[shift:], size)] if shift else pieces(data, size)
+        got = outcome(iter_records("openai-msg", chunks, "cap.jsonl", max_record_size=LIMIT))
+        assert got == [(1, "a"), (2, "RecordTooLargeError"), (3, "c"), (4, "d"), (5, "e")], (size, shift)
+
+
 def test_a_file_that_is_one_json_value_beyond_the_limit_is_refused_whole():
     story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": []}
     pretty = orjson.dumps({**story, "meta": {"x": "y" * 2 * LIMIT}}, option=orjson.OPT_INDENT_2)
