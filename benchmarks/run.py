@@ -254,6 +254,10 @@ def format_loads(work: Path, size: int, copies: int, runs: int) -> list[dict]:
 # Fresh processes per side (bench_sharegpt.py --map alternates them: the heap layout of a process and the other
 # jobs of the moment move a run by ±10%); each figure is the median over them.
 SHAREGPT_PROCESSES = 5
+# The same for the format table: a small file's load is mostly the imports (1 s, ±0.2 s from one process to the
+# next here), so the median of 3 let one slow import decide a ratio near 1 (role-text: 0.89, then 1.08 with the
+# same code, its loads alone at 0.73 both times).
+FORMAT_PROCESSES = 5
 
 
 def sharegpt_ratio(reference: str | None, trajectories: int) -> dict | None:
@@ -549,7 +553,9 @@ def main() -> None:
             "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
             "readers": reader_speeds(work, (4 if quick else 30) << 20),
             "json_ratio": json_ratio(work, 8, (1 if quick else 25) << 20, 3),
-            "formats": format_loads(work, (4 if quick else 30) << 20, 2 if quick else 8, 2 if quick else 3),
+            "formats": format_loads(
+                work, (4 if quick else 30) << 20, 2 if quick else 8, 2 if quick else FORMAT_PROCESSES
+            ),
             "sharegpt": sharegpt_ratio(args.reference_python, 500 if quick else 2000),
             "memory": memory_by_size(work, [20 << 20, 150 << 20] if quick else [100 << 20, 1 << 30, 3 << 30]),
             "many": many_files(work, 40 if quick else 400, (1 << 19) if quick else (1 << 20)),
