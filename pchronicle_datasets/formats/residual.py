@@ -181,17 +181,15 @@ class Residual:
         (``StorylineError`` when the mapping let through a value Storyline cannot hold: the caller says which
         source record it was). ``always``: see ``unknown_fields``."""
         uf = self.unknown_fields(always=always)
-        if uf is None:
-            validate(story, document_id=self.document_id, parsed=True)
-            return story
-        story["unknown_fields"] = uf
-        counts = compute_unknown_key_counts(uf)
-        if "unknown_key_counts" in story:  # where the reader put it: validated with the rest
-            story["unknown_key_counts"] = counts
-            validate(story, document_id=self.document_id, parsed=True)
-            return story
-        # Validated before the counts are added: validate would compute them again from the same fields (a
+        counts = None
+        if uf is not None:
+            story["unknown_fields"] = uf
+            counts = compute_unknown_key_counts(uf)
+            if "unknown_key_counts" in story:  # where the reader put it: validated with the rest
+                story["unknown_key_counts"], counts = counts, None
+        # The counts are added after validation, which would compute them again from the same fields (a
         # residual-heavy read spent 5% of its time on the pointers' second normalisation).
         validate(story, document_id=self.document_id, parsed=True)
-        story["unknown_key_counts"] = counts
+        if counts is not None:
+            story["unknown_key_counts"] = counts
         return story

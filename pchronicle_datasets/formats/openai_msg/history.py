@@ -72,8 +72,8 @@ class Held:
         returns the first match, so the index answers the same. Indexing every row's whole history made a
         session's reading quadratic in its length (a gateway resends the history with every row)."""
         last, self._last = self._last, msgs
-        start = len(last) if len(last) <= len(msgs) and msgs[: len(last)] == last else 0  # the usual row: one C
-        # comparison for the whole resent history
+        # The usual row resends the last one's messages whole: one list comparison (in C) counts them all.
+        start = len(last) if len(last) <= len(msgs) and msgs[: len(last)] == last else 0
         self.count += start
         for i, (msg, key) in enumerate(zip(msgs[start:], keys[start:], strict=True), start):
             if i < len(last) and msg == last[i]:
