@@ -7,7 +7,9 @@ orjson is fast but has two habits this project cannot accept on user data:
 * it silently reads integers beyond 64 bits (above 2**64-1, or below -2**63) as floats, changing the
   value. Such an integer has at least 19 digits, so a cheap scan of the raw text for 19 digits in a row
   decides whether the slow, exact check (Python's own parser, which keeps big integers exact) is needed;
-  an out-of-range integer is refused with the pointer of the value rather than rounded.
+  an out-of-range integer is refused with the pointer of the value rather than rounded. A digit written as an
+  escape (``\\u0031``) counts too: a JSON text inside a string of the scanned text (tool-call arguments) may
+  spell its digits that way, and callers parse such inner texts without a scan of their own.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = ["dumps", "dumps_text", "json_shape", "json_type", "loads", "may_hold_
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
+_ESCAPED_DIGIT = b"\\u003"  # \u0030–\u0039: a digit of a string's decoded text, invisible to the run search
 INT_MIN = -(2**63)
 UINT_MAX = 2**64 - 1
 
@@ -59,9 +62,22 @@ def may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:
 
     Digits are folded to ``0`` and runs found with ``bytes.find`` (C speed, unlike a regex scan); only
     the few hits are looked at in Python, to pass over the long digit runs of ordinary floats
-    (``0.0012345678901234567``, exponents), which are common in metrics.
+    (``0.0012345678901234567``, exponents), which are common in metrics. A digit written as a ``\\u`` escape
+    answers True: the decoded text of a string (arguments that are JSON text, parsed by callers that scanned
+    only this outer text) could hold a run this search cannot see. No encoder escapes digits, so real files
+    never pay for the exact check this asks for.
+
+    >>> may_hold_big_int(b'{"a": 12345678901234567890}'), may_hold_big_int(b'{"a": 0.12345678901234567890}')
+    (True, False)
+    >>> may_hold_big_int(b'{"args": "{\\"n\\": \\u00312}"}')
+    True
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    pos = raw.find(_ESCAPED_DIGIT)
+    while pos != -1:
+        if raw[pos + 5 : pos + 6].isdigit():
+            return True
+        pos = raw.find(_ESCAPED_DIGIT, pos + 5)
     folded = raw.translate(_FOLD_DIGITS)
     pos = folded.find(_RUN)
     while pos != -1:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
-from ...jsonio import dumps, json_type, short, try_loads
+from ...jsonio import dumps, json_type, may_hold_big_int, short, try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...losses import ignore_losses
 from ...markup_tags import THINK, TOOL_CALL, TOOL_RESPONSE
@@ -90,7 +90,7 @@ def _record(value: Any, raw: bytes, document_id: str | None, line: int | None, i
     not records, so export, which writes none, gives back the same name); ``prefix``: the record's pointer in
     a whole file (``/3``), before the pointers of its errors."""
     try:
-        story = _Reader(value, document_id, line, index).build()
+        story = _Reader(value, document_id, line, index, may_hold_big_int(raw)).build()
     except PchronicleError as exc:
         if prefix:
             exc = type(exc)(exc.reason, pointer=prefix + exc.pointer, document_id=document_id, line=None)
@@ -129,8 +129,12 @@ def _is_element(value: Any) -> bool:
 class _Reader:
     """One record (or bare conversation) → one Storyline document."""
 
-    def __init__(self, value: Any, document_id: str | None, line: int, index: int) -> None:
+    def __init__(self, value: Any, document_id: str | None, line: int, index: int, scan: bool = True) -> None:
         self.value = value
+        # Whether the record's source text may hold an integer beyond 64 bits (``jsonio.may_hold_big_int``): the
+        # JSON texts inside its values (call and response blocks, tool lists) are then scanned one by one; a
+        # record without one (nearly all) is scanned once here, not once per block.
+        self.scan = scan
         self.document_id = document_id
         self.line = line  # the physical line, for errors
         self.index = index  # the record's place among the file's records, for the session id
@@ -309,7 +313,7 @@ class _Reader:
         out = []
         for k, (_, _, raw) in enumerate(blocks(value, *TOOL_RESPONSE)):
             block = raw.strip()
-            ok, payload = try_loads(block)
+            ok, payload = try_loads(block, scan=self.scan)
             if not ok or not isinstance(payload, dict):
                 payload = {"content": block}
             name = payload.get("name")
@@ -374,15 +378,14 @@ class _Reader:
         if value != regenerated:
             self.kept.keep(f"{ptr}/value", value)
 
-    @staticmethod
-    def _generated_tools(value: Any) -> Any:
+    def _generated_tools(self, value: Any) -> Any:
         """The tools of a system prompt that is exactly the generated template, else None."""
         if not isinstance(value, str):
             return None
         start, end = value.find("\n<tools>\n"), value.rfind("\n</tools>\n")
         if start < 0 or end < start + len("\n<tools>\n"):
             return None
-        ok, listed = try_loads(value[start + len("\n<tools>\n") : end])
+        ok, listed = try_loads(value[start + len("\n<tools>\n") : end], scan=self.scan)
         if not ok:
             return None
         if not isinstance(listed, list) or not all(
@@ -406,7 +409,7 @@ class _Reader:
         calls = []
         taken = []  # the blocks that are calls: removed from the text (each block is parsed once)
         for c, found in enumerate(blocks(rest, *TOOL_CALL)):
-            ok, payload = try_loads(found[2].strip())
+            ok, payload = try_loads(found[2].strip(), scan=self.scan)
             if ok and isinstance(payload, dict) and isinstance(payload.get("name"), str) and payload["name"]:
                 calls.append({"tcid": f"call-{i}-{c}", "fn": payload["name"], "args": payload.get("arguments", {})})
                 taken.append(found)
@@ -464,7 +467,12 @@ class _Reader:
                         self.kept.keep(join("/metadata", mkey), mvalue)
             elif key == "system" and dialect == DIALECT and self.system == "column":
                 self.keys.append(key)  # the first turn
-            elif key == "tools" and dialect == DIALECT and isinstance(value, str) and (listed := _tool_list(value)):
+            elif (
+                key == "tools"
+                and dialect == DIALECT
+                and isinstance(value, str)
+                and (listed := _tool_list(value, self.scan))
+            ):
                 tools = listed
                 self.keys.append(key)
                 if jdumps(listed) != value:
@@ -482,9 +490,9 @@ class _Reader:
         return tools
 
 
-def _tool_list(text: str) -> list | None:
+def _tool_list(text: str, scan: bool) -> list | None:
     """LLaMA-Factory's ``tools`` string as a list of function schemas, or None when it is not one."""
-    ok, listed = try_loads(text)
+    ok, listed = try_loads(text, scan=scan)
     if ok and isinstance(listed, list) and listed and all(isinstance(t, dict) for t in listed):
         return listed
     return None
