@@ -33,7 +33,8 @@ import pyarrow as pa
 from datasets import Features, List, Value
 
 from . import schema
-from .jsonio import dumps_text
+from .errors import FormatError
+from .jsonio import dumps_text, loads
 from .linking import tool_outcomes, tool_outcomes_by_id
 from .schema import validate
 
@@ -221,7 +222,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 def _decoder(kind: Any) -> Any:
     """How a column of ``kind`` is read back: a function of its (non-null) value, or None for a value kept as is."""
     if kind is J:
-        return orjson.loads
+        return _decode_json
     if kind is T:
         return _decode_time
     if type(kind) is tuple:
@@ -237,6 +238,14 @@ def _compile(cols: list) -> tuple[tuple[str, Any], ...]:
     """``cols`` with each kind replaced by its decoder, made once per column list: deciding the kind of every
     value of every row again cost a third of decoding a row."""
     return tuple((name, _decoder(kind)) for name, kind in cols)
+
+
+def _decode_json(text: str) -> Any:
+    """A JSON text column's value, exactly: ``jsonio.loads``, which refuses an integer beyond 64 bits (orjson alone
+    reads it as a float). A JSON string (most messages) holds no number, so it is read without the scan."""
+    if text[:1] == '"':
+        return orjson.loads(text)
+    return loads(text)
 
 
 def _decode_time(value: str) -> Any:
@@ -319,9 +328,9 @@ def _locate(row: Any, cols: list, pointer: str) -> str | None:
                 return here
             if kind is J or _NUMBER.fullmatch(value):
                 try:
-                    orjson.loads(value)
-                except orjson.JSONDecodeError:
-                    return here
+                    loads(value)
+                except FormatError as exc:  # not JSON (the column), or an integer beyond 64 bits (its place)
+                    return here + exc.pointer
         elif type(kind) is tuple:
             if not isinstance(value, list):
                 return here
@@ -363,8 +372,29 @@ def row_to_story(row: Mapping[str, Any]) -> dict[str, Any]:
     >>> ds = Dataset(rows_to_table([story_to_row(story)]))
     >>> row_to_story(ds[0]) == story
     True
+
+    A row that does not decode (JSON text that is not JSON, an integer beyond 64 bits, which a float would
+    change) is a ``FormatError`` with the pointer of the value:
+
+    >>> row = story_to_row(story)
+    >>> row["turns"][0]["msg"] = '{"n": 123456789012345678901234}'
+    >>> try:
+    ...     row_to_story(row)
+    ... except FormatError as exc:
+    ...     print(exc.pointer, "·", exc.reason[:76])
+    /turns/0/msg/n · not a row of STORYLINE_FEATURES: integer 123456789012345678901234 is outside
     """
-    return _decode(row, _DOCUMENT_DECODER)
+    try:
+        return _decode(row, _DOCUMENT_DECODER)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise bad_row(row, exc) from None
+
+
+def bad_row(row: Mapping[str, Any], exc: Exception) -> FormatError:
+    """The ``FormatError`` for a row whose decoding raised ``exc``: its reason, at the pointer of the first value
+    that does not decode (``locate_bad_row``)."""
+    reason = exc.reason if isinstance(exc, FormatError) else str(exc)
+    return FormatError(f"not a row of STORYLINE_FEATURES: {reason}", pointer=locate_bad_row(row))
 
 
 # ---------------------------------------------------------------------------------- derived columns

@@ -53,6 +53,7 @@ __all__ = [
     "tool_value",
     "tools_prompt_of_json",
     "written_arguments",
+    "wrote_big_float",
 ]
 
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -340,6 +341,21 @@ def tool_value(results: list[tuple[str, str, Any]]) -> str:
     )
 
 
+def wrote_big_float(written: str) -> bool:
+    """Whether JSON written (by ``jdumps``) from a value orjson read may hold an integer beyond 64 bits.
+
+    orjson reads such an integer as a float of magnitude 2**63 or more, which Python's json writes with an exponent
+    (``9.223372036854776e+18``): written JSON without ``e+`` held none. One search of the output, where
+    ``jsonio.may_hold_big_int`` reads the input three times; ``+`` first, found at memchr speed (text rarely has
+    one). A hit (a float that big, or the text "e+") is decided on the source text by the caller.
+
+    >>> import orjson
+    >>> wrote_big_float(jdumps(orjson.loads('{"n": 123456789012345678901234}'))), wrote_big_float('{"n": 1.5}')
+    (True, False)
+    """
+    return "+" in written and "e+" in written
+
+
 # The first characters of a tool output that can be JSON the reference parses: { or [, or the whitespace JSON
 # allows before them (json.loads refuses a text that starts with any other space ``str.strip`` removes).
 MAYBE_JSON = frozenset("{[ \t\n\r")
@@ -360,8 +376,7 @@ def content_json(content: Any) -> str:
         return json_string(content)
     if len(content) < _ORJSON_SAFE_LENGTH and JSON_CHUNKS is not None:
         # _reference_loads written out, with its scan for integers beyond 64 bits done on the JSON written
-        # instead: orjson reads such an integer as a float of at least 9.2e18, which Python writes with "e+",
-        # so JSON without "e+" holds none (one search of the output, where the scan reads the input three times).
+        # instead (wrote_big_float).
         try:
             value = orjson.loads(content)
         except orjson.JSONDecodeError:
@@ -369,7 +384,7 @@ def content_json(content: Any) -> str:
         written = _flat_object_json(value) if type(value) is dict else None
         if written is None:
             written = "".join(JSON_CHUNKS(value, 0))
-            if "e+" in written:
+            if wrote_big_float(written):
                 return jdumps(response_content(content))
         return written
     return jdumps(response_content(content))

@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import FormatError
-from ..features import decode_columns, is_row, locate_bad_row, row_to_story, training_view
+from ..features import bad_row, decode_columns, is_row, row_to_story, training_view
 from ..formats import get_format
 from ..losses import LossReport, collected, report_loss
 from ..render.messages import render_messages
@@ -117,7 +117,7 @@ def _convert(
         elif example.get("meta") is not None and "source_call_ids" in example["meta"]:
             view.update(decode_columns(example, ("meta",)))
     except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON text that does not decode, etc.
-        raise FormatError(f"not a row of STORYLINE_FEATURES: {exc}", pointer=locate_bad_row(example)) from None
+        raise bad_row(example, exc) from None
     if type(view.get("session")) is not str or not view["session"]:
         raise FormatError("a row needs a non-empty session", pointer="/session")
     try:

@@ -15,8 +15,9 @@ other follows.
 Everything else is left to ``conversation``: the function gives None for a row with anything that needs a
 rule this module does not hold — a loss to count (content parts, invalid arguments, reasoning on a non-agent
 turn…), a result without a known call id (linked by position), a later system turn, a turn of another source,
-a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``) or a document read
-from ShareGPT (its source is given back). The one loss it counts, a leading system prompt the generated one
+a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``), a document read
+from ShareGPT (its source is given back) or JSON text that may hold an integer beyond 64 bits (refused there
+with its pointer: orjson would read it as a float). The one loss it counts, a leading system prompt the generated one
 replaces, it reports once the row is done, so a row it gives up on is rendered from the start by
 ``conversation`` with nothing counted twice.
 
@@ -40,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as _pc
 
 from ..formats import get_format
+from ..jsonio import may_hold_big_int
 from ..linking import SOURCE_CALL_IDS
 from ..losses import report_loss
 from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
@@ -50,6 +52,7 @@ from ..render.sharegpt import (
     content_json,
     json_string,
     tools_prompt_of_json,
+    wrote_big_float,
 )
 
 __all__ = ["row_conversation", "row_elements", "table_elements"]
@@ -183,6 +186,11 @@ def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str,
     prompt, dropped = tools_prompt_of_json(tools)
     if dropped:
         return None  # a tool definition the prompt cannot hold: counted by conversation
+    # orjson reads the JSON text of the row here: a row whose text may hold an integer beyond 64 bits (what is
+    # written of it tells: wrote_big_float) is left to conversation, whose decoding refuses it with its pointer.
+    big = wrote_big_float
+    if big(prompt) and may_hold_big_int(tools):  # type: ignore[arg-type]  (a prompt of no tools has none)
+        return None
     loads, esc, chunks = orjson.loads, encode_basestring, JSON_CHUNKS  # ids and names are short: esc is jdumps
     think, (think_open, think_close) = THINK[0], THINK_PARTS  # the blocks' parts as locals: one f-string each
     call_open, call_args, call_close = TOOL_CALL_PARTS
@@ -208,16 +216,21 @@ def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str,
                 if msg.strip():
                     value += msg + "\n"
                 blocks = []  # the turn's <tool_response> blocks, as its results are found
-                for tcid, fn, args, result in calls:
-                    args = loads(args) if args is not None else None
+                for tcid, fn, args_text, result in calls:
+                    args = loads(args_text) if args_text is not None else None
                     if tcid in owner or args is None or type(args) is str:
                         return None  # a reused id; no arguments, or not valid JSON at the source (conversation)
                     name = esc(fn)
                     owner[tcid] = (blocks, name)
-                    value += f"{call_open}{name}{call_args}{''.join(chunks(args, 0))}{call_close}"
+                    args = "".join(chunks(args, 0))
+                    if big(args) and may_hold_big_int(args_text):
+                        return None
+                    value += f"{call_open}{name}{call_args}{args}{call_close}"
                     if result is not None:  # a result on the call itself (ATIF): before the observation's
                         after_own = True
                         content = content_json(loads(result))
+                        if big(content) and may_hold_big_int(result):
+                            return None
                         blocks.append(f"{resp_open}{esc(tcid)}{resp_name}{name}{resp_content}{content}{resp_close}")
                 if think not in value:
                     value = EMPTY_THINK + value
@@ -263,6 +276,8 @@ def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str,
                         content = esc(content) if len(content) < short else json_string(content)
                     else:
                         content = content_json(content)
+                        if big(content) and may_hold_big_int(observation):
+                            return None
                     cid = esc(res["source_call_id"])
                     (own if after_own else found[0]).append(
                         f"{resp_open}{cid}{resp_name}{found[1]}{resp_content}{content}{resp_close}"

@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from ...jsonio import may_hold_big_int
+
 __all__ = ["COMPARED", "COMPARED_KEYS", "ECHO_ROLES", "Held", "history_key", "same_copy", "same_json"]
 
 COMPARED = ("role", "content", "tool_calls", "tool_call_id")  # in the order the writer writes them
@@ -109,6 +111,8 @@ def same_json(a: Any, b: Any) -> bool:
 
 def _parsed_args(args: Any) -> Any:
     if type(args) is str:
+        if may_hold_big_int(args):
+            return args  # orjson would read an integer beyond 64 bits as a float: two values could compare equal
         try:
             return ("json", orjson.loads(args))
         except orjson.JSONDecodeError:

@@ -1,4 +1,5 @@
-"""An integer beyond 64 bits spelled with escaped digits (``\\u0031``…) inside a JSON string keeps its value.
+"""An integer beyond 64 bits inside a JSON string (tool-call arguments) keeps its value: spelled with escaped
+digits (``\\u0031``…), or compared with another call's arguments.
 
 The readers scan a line once for 19-digit runs and then parse the JSON texts inside its strings (tool-call
 arguments) without a scan of their own. A digit written as a ``\\u`` escape is invisible to that run search, so
@@ -78,3 +79,23 @@ def test_the_scan_answers_for_an_escaped_digit_only():
     assert may_hold_big_int(_escaped(INNER))
     assert not may_hold_big_int(json.dumps("a \u003c tag \u003e in Go's escaping: \\u003c"))  # not digits
     assert not may_hold_big_int(b'{"a": "\\u003c\\u003e"}')
+
+
+def test_history_arguments_that_differ_in_a_big_integer_are_not_the_same_call():
+    """A capture's next row resends the call with arguments that differ only past a float's precision: an edit
+    of the history, which the reader keeps. Compared as orjson reads them, both were 1.2345678901234568e+22 and
+    the edited arguments were dropped as a re-serialised copy of the first."""
+
+    def call(arguments: str) -> dict:
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]}  # fmt: skip
+
+    first, edited = '{"n": 12345678901234567890123}', '{"n":12345678901234567890124}'
+    rows = [
+        {"session_id": "s1", "step_id": 1, "messages": [{"role": "user", "content": "q"}], "response": call(first)},
+        {"session_id": "s1", "step_id": 2, "response": {"role": "assistant", "content": "done"}, "messages": [
+            {"role": "user", "content": "q"}, call(edited), {"role": "tool", "tool_call_id": "c1", "content": "ok"}]},
+    ]  # fmt: skip
+    stories = pc.into_storyline("openai-msg", "\n".join(json.dumps(r) for r in rows), document_id="capture.jsonl")
+    text = json.dumps(stories)
+    assert "12345678901234567890123" in text and "12345678901234567890124" in text
