@@ -74,3 +74,34 @@ def test_new_messages_neither_selected_nor_linked_results_are_turns_or_results()
     assert turn(story, 5) == golden.expected["turn_5"]
     assert "observation" not in turn(story, 4)
     assert fields(story) == golden.expected["fields"]
+
+
+def test_resent_arguments_are_a_copy_only_when_equal_with_their_types() -> None:
+    """Arguments a client re-serialised (spacing, key order) are still a copy; arguments whose values changed type
+    (``true`` → ``1``, ``1`` → ``1.0``, which Python's ``==`` calls equal) are an edit of the history, kept: as a
+    copy, the edited arguments were dropped and the writer gave back the first ones."""
+    import json
+
+    import pchronicle_datasets as pc
+
+    def rows(first: str, resent: str) -> str:
+        call = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": first}}]}  # fmt: skip
+        again = json.loads(json.dumps(call))
+        again["tool_calls"][0]["function"]["arguments"] = resent
+        return "\n".join(json.dumps(r) for r in [
+            {"session_id": "s", "step_id": 1, "messages": [{"role": "user", "content": "q"}], "response": call},
+            {"session_id": "s", "step_id": 2, "response": {"role": "assistant", "content": "done"}, "messages": [
+                {"role": "user", "content": "q"}, again, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]},
+        ])  # fmt: skip
+
+    def resent_arguments(text: str) -> object:
+        back = pc.from_storyline("openai-msg", pc.into_storyline("openai-msg", text, document_id="c.jsonl"))
+        row = json.loads(back.splitlines()[1])
+        return json.loads(row["messages"][1]["tool_calls"][0]["function"]["arguments"])
+
+    for first, resent in [('{"a": true}', '{"a":1}'), ('{"a": 1}', '{"a": 1.0}'), ('{"a": 0}', '{"a": false}')]:
+        assert json.dumps(resent_arguments(rows(first, resent))) == json.dumps(json.loads(resent)), (first, resent)
+    copy = rows('{"a": 1, "b": "x"}', '{"b":"x","a":1}')  # re-serialised: one call, no new turn
+    story = pc.into_storyline("openai-msg", copy, document_id="c.jsonl")[0]
+    assert sum(len(t.get("tool_calls") or []) for t in story["turns"]) == 1
