@@ -51,7 +51,7 @@ EPILOG = """examples:
   pchronicle-datasets convert captures/*.jsonl --from openai-msg --to sharegpt -o out/train
       (writes out/train/trajectory_samples.jsonl and out/train/failed_trajectories.jsonl)
   pchronicle-datasets convert run.storyline.json --to parquet -o out/run.parquet
-  pchronicle-datasets convert runs/*.json --to prompt-completion --trainable last --drop-flagged incomplete,failed \
+  pchronicle-datasets convert runs/*.json --to prompt-completion --trainable last --drop-flagged incomplete,failed \\
       -o out/train.jsonl
   pchronicle-datasets convert captures/*.jsonl --to storyline --per-document -o out/sessions
   pchronicle-datasets convert captures/*.jsonl --to storyline -o out/all.storyline.jsonl --on-bad-records skip \\

@@ -374,8 +374,10 @@ def test_cli_convert_and_push_print_the_loss_report(tmp_path, monkeypatch, capsy
     src.write_text(pc.from_storyline("storyline", [LOSSY]))
     assert main(["convert", str(src), "--to", "sharegpt", "-o", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert "losses: 2 kinds of loss: content_flattened 1 (first at /turns/0/msg of s)" in err
+    # The training text's losses, and what the record has no place for (formats/sharegpt/writer.py, WRITTEN).
+    assert "losses: 4 kinds of loss: content_flattened 1 (first at /turns/0/msg of s)" in err
     assert "invalid_arguments: tool-call arguments that are not JSON" in err
+    assert "not in sharegpt: /session: a Storyline field a sharegpt file has no place for" in err
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     with fake_hub() as fake:

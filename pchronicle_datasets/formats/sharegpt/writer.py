@@ -1,8 +1,9 @@
 """Writing Storyline documents as ShareGPT trajectory records.
 
 A document read from this format comes back as its source record (same source: the residual and the export
-hints restore every byte the reader did not map); any other is written as a fresh record. The CLI writes the
-seed's folder layout (``encode_folder``): completed trajectories and the others in two files.
+hints restore every byte the reader did not map); any other is written as a fresh record, and every value of it
+the record has no place for is counted in the loss report as ``not in sharegpt: <pointer>`` (``WRITTEN``). The
+CLI writes the seed's folder layout (``encode_folder``): completed trajectories and the others in two files.
 """
 
 from __future__ import annotations
@@ -15,17 +16,31 @@ from ...losses import for_document, ignore_losses
 from ...pointer import parse
 from ...render.sharegpt import conversation, elements, jdumps
 from ...schema import validate
+from ..layout import report_unwritten
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .hints import HINTS, NAME, read_hints
 from .llamafactory import DIALECT
 from .llamafactory import elements as lf_elements
 
-__all__ = ["FOLDER_FILES", "encode", "encode_folder", "is_completed", "record", "source_conversation"]
+__all__ = ["FOLDER_FILES", "WRITTEN", "encode", "encode_folder", "is_completed", "record", "source_conversation"]
 
 log = logging.getLogger("pchronicle_datasets.sharegpt")
 
 #: The seed's file names: completed trajectories, and the others.
 FOLDER_FILES = ("trajectory_samples.jsonl", "failed_trajectories.jsonl")
+
+#: What a fresh record holds of a document (``layout.report_unwritten`` counts every other value): the turns as
+#: ``conversations`` (a turn's id is its place, given again by the reader; a call's id is in the
+#: ``<tool_response>`` that answers it), the model, the tools in the system prompt; ``timestamp``, ``completed``
+#: and ``partial`` are added by ``_fresh_record`` when the document has them in the form the record takes.
+WRITTEN = {
+    "": ("turns",),
+    "agent": ("model", "tools"),
+    "task": (),
+    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
 
 
 def is_completed(story: dict[str, Any]) -> bool | None:
@@ -94,6 +109,13 @@ def _fresh_record(story: dict[str, Any], *, carry_residual: bool = False, **opti
     carried = envelope(other_sources(story, None)) if carry_residual else None
     if carried is not None:
         out[ENVELOPE_KEY] = carried
+    root = ("finished_at",) if "timestamp" in out else ()
+    task = tuple(f"/task/result/{key}" for key in ("completed", "partial") if key in out)
+    report_unwritten(
+        story,
+        NAME,
+        {**WRITTEN, "": WRITTEN[""] + root + (("unknown_fields",) if carry_residual else ()), "task": task},
+    )
     return out
 
 
