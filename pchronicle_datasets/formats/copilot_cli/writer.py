@@ -17,10 +17,23 @@ from ...errors import FormatError
 from ...linking import SOURCE_CALL_IDS, place_results
 from ...losses import report_loss
 from ...pointer import parse
+from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
 from .fields import ASSISTANT, COMPLETE, NAME, SHUTDOWN, START, USER
 
-__all__ = ["encode"]
+__all__ = ["WRITTEN", "encode"]
+
+#: What a session synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
+#: other value as ``not in copilot-cli: <pointer>``): the session id, start time and version, and each user or
+#: agent turn as a message event (a turn's id is its place, read again in order) with its calls and their results.
+WRITTEN = {
+    "": ("session", "started_at", "turns", "unknown_fields"),
+    "agent": ("ver",),
+    "task": (),
+    "turn": ("id", "src", "msg", "ts", "reason", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
 
 
 def _put(node: Any, tokens: list[str], value: Any) -> None:
@@ -101,6 +114,7 @@ def _same_source(story: dict[str, Any], layout: list) -> list[Any]:
 
 
 def _synthesized(story: dict[str, Any]) -> list[Any]:
+    report_unwritten(story, NAME, WRITTEN)
     data: dict[str, Any] = {"sessionId": story["session"]}
     if isinstance(story["agent"].get("ver"), str):
         data["copilotVersion"] = story["agent"]["ver"]
@@ -116,6 +130,8 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
             report_loss(f"not in {NAME}: /turns/*/src", pointer=f"/turns/{t}/src")
             continue
         msg = turn["msg"] if isinstance(turn["msg"], str) else orjson.dumps(turn["msg"]).decode()
+        if not isinstance(turn["msg"], str):
+            report_loss(f"text in {NAME}: /turns/*/msg", pointer=f"/turns/{t}/msg")  # its JSON written as the text
         ev: dict[str, Any] = {"type": USER if turn["src"] == "user" else ASSISTANT, "data": {"content": msg}}
         if "ts" in turn:
             ev["timestamp"] = turn["ts"]

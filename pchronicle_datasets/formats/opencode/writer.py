@@ -17,10 +17,24 @@ from ...errors import FormatError
 from ...linking import SOURCE_CALL_IDS
 from ...losses import report_loss
 from ...pointer import parse
+from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
 from .fields import NAME, ROLE_OF
 
-__all__ = ["encode"]
+__all__ = ["WRITTEN", "encode"]
+
+#: What an export synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
+#: other value as ``not in opencode: <pointer>``): the session id, its agent's name, title and parent session, and
+#: each turn as a message (a turn's id is its place, read again in order) with its text, reasoning, model, calls
+#: and their results.
+WRITTEN = {
+    "": ("session", "notes", "parent", "turns", "unknown_fields"),
+    "agent": ("name",),
+    "task": (),
+    "turn": ("id", "src", "msg", "reason", "model", "tool_calls", "observation"),
+    "call": ("tcid", "fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
 
 
 def _put(node: Any, tokens: list[str], value: Any) -> None:
@@ -103,6 +117,7 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
 
 
 def _synthesized(story: dict[str, Any]) -> dict[str, Any]:
+    report_unwritten(story, NAME, WRITTEN)
     info: dict[str, Any] = {"id": story["session"]}
     if isinstance(story["agent"].get("name"), str):
         info["agent"] = story["agent"]["name"]
@@ -132,6 +147,9 @@ def _synthesized(story: dict[str, Any]) -> dict[str, Any]:
             if isinstance(msg, list)
             else []
         )
+        if msg is not None and (not isinstance(msg, (str, list)) or len(texts) < len(msg)):
+            # JSON, or content parts that are not text (an image…): an export's text parts hold only text
+            report_loss(f"not in {NAME}: /turns/*/msg", pointer=f"/turns/{t}/msg")
         parts: list[dict[str, Any]] = [{"type": "text", "text": x} for x in texts]
         if isinstance(turn.get("reason"), str):
             parts.insert(0, {"type": "reasoning", "text": turn["reason"]})

@@ -1,0 +1,56 @@
+"""A writer that gives another format's document a file of its own counts every field the file cannot hold.
+
+Read back, the file of a real Claude Code session written as a Copilot CLI events file, an opencode export or a
+ShareGPT record lacks whole Storyline fields (turn times, models, token usage, the task's environment…). Each
+such field must be a kind of the loss report (``not in <format>: <pointer>``), as the chat and layout writers
+report theirs; before, these three writers said nothing of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import pchronicle_datasets as pc
+from pchronicle_datasets.formats import get_format
+from pchronicle_datasets.losses import collect_losses
+
+SESSION = next(
+    (Path(__file__).resolve().parents[1] / "data" / "claude_code" / "entire_2.1.36_compact").rglob("*.jsonl")
+)
+
+
+def _write(fmt: str, stories: list[dict]) -> tuple[str, set[str]]:
+    with collect_losses(propagate=False) as report:
+        module = get_format(fmt)
+        text = (
+            module.encode_folder(stories)[module.FOLDER_FILES[0]]
+            if fmt == "sharegpt"
+            else pc.from_storyline(fmt, stories)
+        )
+    return text, set(report.counts)
+
+
+def _gone(story: dict, back: dict) -> list[str]:
+    """The pointers (``/turns/*/ts``…) of the fields ``story`` has that no part of ``back`` has at all."""
+    gone = [f"/{key}" for key in story if key not in back and key not in ("origin", "meta", "unknown_key_counts")]
+    gone += [f"/agent/{key}" for key in story["agent"] if key not in back["agent"]]
+    turn_keys = {key for turn in back["turns"] for key in turn}
+    if any("result" in call for turn in back["turns"] for call in turn.get("tool_calls") or ()):
+        turn_keys.add("observation")  # the results read back on their calls (these files keep a result with it)
+    gone += sorted({f"/turns/*/{key}" for turn in story["turns"] for key in turn if key not in turn_keys})
+    return gone
+
+
+@pytest.mark.parametrize("fmt", ["copilot-cli", "opencode", "sharegpt"])
+def test_every_field_the_file_cannot_hold_is_counted(fmt):
+    stories = pc.into_storyline("claude-code", SESSION.read_bytes(), document_id=SESSION.name)
+    text, kinds = _write(fmt, stories)
+    [back] = pc.into_storyline(fmt, text, document_id="written")
+    gone = _gone(stories[0], back)
+    assert gone  # the session has fields none of these files holds (its turns' token usage, at least)
+    for pointer in gone:
+        if pointer == "/unknown_fields":
+            continue  # another format's residual rides in the _storyline envelope, or is counted by name
+        assert any(kind.startswith(f"not in {fmt}: {pointer}") for kind in kinds), (pointer, sorted(kinds))
