@@ -16,11 +16,24 @@ import orjson
 from ...linking import place_results
 from ...losses import report_loss
 from ...pointer import unescape
+from ..layout import report_unwritten
 from ..messages import write_message
 from ..residual import source_fields
 from .fields import HINTS, NAME, TEXT_PART
 
-__all__ = ["encode", "rollout_lines"]
+__all__ = ["WRITTEN", "encode", "rollout_lines"]
+
+#: What a rollout synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
+#: other value as ``not in codex: <pointer>``): the session id, start time and CLI version, and each turn's
+#: messages, reasoning, calls and results, stamped with the turn's time (a turn's id is its place).
+WRITTEN = {
+    "": ("session", "started_at", "turns"),
+    "agent": ("ver",),
+    "task": (),
+    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation", "ts"),
+    "call": ("tcid", "fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
 
 
 def _content(msg: Any, role: str) -> Any:
@@ -126,6 +139,7 @@ def _ordered(line: Any) -> Any:
 
 def _synthesized(story: dict[str, Any]) -> list[Any]:
     """A wrapper rollout for a document of another format: its messages, reasoning, calls and results."""
+    report_unwritten(story, NAME, WRITTEN)
     meta = {"id": story["session"]}
     if isinstance(story.get("started_at"), str):
         meta["timestamp"] = story["started_at"]
@@ -162,9 +176,6 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
         for _k, content in loose.get(t, []):
             text = content if isinstance(content, str) else orjson.dumps(content).decode()
             items.append({"type": "message", "role": "user", "content": _content(text, "user")})
-        for key in ("metrics", "observation", "extra", "env", "prompt", "finished_at", "latency_ms", "ttft_ms"):
-            if key in turn and key != "observation":
-                report_loss(f"not in codex: /turns/*/{key}", pointer=f"/turns/{t}/{key}")
         for item in items:
             line: dict[str, Any] = {"type": "response_item", "payload": item}
             if "ts" in turn:

@@ -18,10 +18,11 @@ from ...errors import FormatError
 from ...linking import place_results
 from ...losses import report_loss
 from ...pointer import parse
+from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
 from .fields import NAME, ROLE_OF
 
-__all__ = ["encode"]
+__all__ = ["WRITTEN", "encode"]
 
 
 def _put(node: Any, tokens: list[str], value: Any) -> None:
@@ -87,7 +88,22 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     return "".join(orjson.dumps(line).decode() + "\n" for line in lines)
 
 
+#: What a transcript synthesized from another format's document holds of it (``layout.report_unwritten`` counts
+#: every other value as ``not in cursor: <pointer>``): each user or agent turn's text and its calls' names and
+#: arguments (a turn's id is its place; the session is the file's name, ``convert --per-document``). Reasoning,
+#: results and other formats' residual are counted by ``_synthesized`` itself, each with a kind of its own.
+WRITTEN = {
+    "": ("session", "turns", "unknown_fields"),
+    "agent": (),
+    "task": (),
+    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation"),
+    "call": ("fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
+
+
 def _synthesized(story: dict[str, Any]) -> list[Any]:
+    report_unwritten(story, NAME, WRITTEN)
     placed, _ = place_results(story)
     lines: list[Any] = []
     for t, turn in enumerate(story["turns"]):
@@ -102,6 +118,9 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
             if isinstance(msg, list)
             else []
         )
+        if msg is not None and (not isinstance(msg, (str, list)) or len(texts) < len(msg)):
+            # JSON, or content parts that are not text (an image…): a transcript's text parts hold only text
+            report_loss(f"not in {NAME}: /turns/*/msg", pointer=f"/turns/{t}/msg")
         content: list[Any] = [{"type": "text", "text": x} for x in texts]
         content += [{"type": "tool_use", "name": c["fn"], "input": c["args"]} for c in turn.get("tool_calls") or ()]
         if placed.get(t):

@@ -259,10 +259,32 @@ _LOSSY_TURN_FIELDS = ("effort", "env", "prompt", "latency_ms", "ttft_ms", "finis
 _LOSSY_ROOT_FIELDS = ("run", "trajectory", "attempt_id", "prompt", "final_metrics", "extra", "parent", "children")
 
 
+def _report_agent_and_task(story: dict[str, Any]) -> None:
+    """Count what the session's metadata record has no place for: the agent's fields (a model is a turn's, written
+    with it), and the task but its environment's id and the state's ``kind`` and ``directories``."""
+    for key in story["agent"]:
+        if key != "id":  # the reader names the agent itself
+            report_loss(f"not in {NAME}: /agent/{key}", pointer=f"/agent/{key}")
+    task = story.get("task") if isinstance(story.get("task"), dict) else {}
+    for part, values in task.items():
+        for key, value in values.items() if isinstance(values, dict) else [("", values)]:
+            if part == "env" and key == "id":
+                continue
+            if part == "env" and key == "state" and isinstance(value, dict):
+                for name in value:
+                    if name not in (META_KIND, META_DIRECTORIES):
+                        report_loss(f"not in {NAME}: /task/env/state/{name}", pointer=f"/task/env/state/{name}")
+                continue
+            pointer = f"/task/{part}/{key}".rstrip("/")
+            report_loss(f"not in {NAME}: {pointer}", pointer=pointer)
+
+
 def _type(turn: dict[str, Any], t: int) -> str:
     src, kind = turn["src"], turn.get("kind")
     if (src, kind) in TYPE_OF:
         return TYPE_OF[(src, kind)]
+    if "kind" in turn:  # a kind no record type stands for (a Claude Code "autonomous" turn…)
+        report_loss(f"not in {NAME}: /turns/*/kind", pointer=f"/turns/{t}/kind")
     if src in ("user", "agent"):
         return TYPE_OF[(src, None)]
     report_loss(f"not in {NAME}: /turns/*/src", pointer=f"/turns/{t}/src", detail=f"{src!r} written as an info")
@@ -317,6 +339,7 @@ def synthesize(story: dict[str, Any]) -> str:
     for key in _LOSSY_ROOT_FIELDS:
         if key in story:
             report_loss(f"not in {NAME}: /{key}", pointer=f"/{key}")
+    _report_agent_and_task(story)
     placed, loose = place_results(story)
     shown = shown_call_ids(story)
     lines: list[Any] = [header]

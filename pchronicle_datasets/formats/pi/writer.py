@@ -16,10 +16,23 @@ import orjson
 from ...linking import place_results, shown_call_ids
 from ...losses import report_loss
 from ...pointer import unescape
+from ..layout import report_unwritten
 from ..residual import source_fields
 from .fields import HINTS, NAME
 
-__all__ = ["encode", "session_lines"]
+#: What a session synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
+#: other value as ``not in pi: <pointer>``): the session id and start time, and each turn's messages, thinking,
+#: calls and results, stamped with the turn's time (a turn's id is its place).
+WRITTEN = {
+    "": ("session", "started_at", "turns"),
+    "agent": (),
+    "task": (),
+    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation", "ts"),
+    "call": ("tcid", "fn", "args", "result"),
+    "result": ("source_call_id", "content"),
+}
+
+__all__ = ["WRITTEN", "encode", "session_lines"]
 
 
 def _content(msg: Any, form: str | None = "l") -> Any:
@@ -155,6 +168,7 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
 
 def _synthesized(story: dict[str, Any]) -> list[Any]:
     """A v3 session for a document of another format: its user, assistant and tool result messages."""
+    report_unwritten(story, NAME, WRITTEN)
     header: dict[str, Any] = {"type": "session", "version": 3, "id": story["session"]}
     header["timestamp"] = story.get("started_at") if isinstance(story.get("started_at"), str) else ""
     lines: list[Any] = [header]
@@ -198,9 +212,6 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
         for _k, content_ in loose.get(t, []):
             text = content_ if isinstance(content_, str) else orjson.dumps(content_).decode()
             entry(turn, {"role": "user", "content": text})
-        for key in ("metrics", "extra", "env", "prompt"):
-            if key in turn:
-                report_loss(f"not in pi: /turns/*/{key}", pointer=f"/turns/{t}/{key}")
     return lines
 
 

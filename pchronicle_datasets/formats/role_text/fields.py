@@ -30,7 +30,7 @@ RESULT_KEYS = {
 #: What the writer for documents of other formats writes (``layout.report_unwritten`` counts every other value).
 WRITTEN = {
     "": ("session", "turns", "task", "unknown_fields"),
-    "agent": ("id", "name", "model"),
+    "agent": ("id", "model"),
     "task": ("/task/result/correct", "/task/result/status", "/task/result/final_answer"),
     "turn": ("id", "src", "msg"),
 }
