@@ -111,6 +111,11 @@ def _synthesized(story: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for key in story:
         if key not in _WRITTEN_ROOT:
             report_loss(f"not in claude-code: /{key}", pointer=f"/{key}")
+    models = any("model" in turn for turn in story["turns"])
+    for key in story["agent"]:
+        # A line holds no agent but its message's model (a turn's): the reader names the agent itself.
+        if key != "id" and not (key == "model" and models):
+            report_loss(f"not in claude-code: /agent/{key}", pointer=f"/agent/{key}")
     placed, loose = place_results(story)
     previous: str | None = None
     carried = envelope(other_sources(story, None))
@@ -132,8 +137,8 @@ def _synthesized(story: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for t, turn in enumerate(story["turns"]):
         ptr = f"/turns/{t}"
         for key in turn:
-            if key not in _WRITTEN_TURN:
-                report_loss(f"not in claude-code: /turns/*/{key}", pointer=f"{ptr}/{key}")
+            if key not in _WRITTEN_TURN or (key == "ts" and not isinstance(turn["ts"], str)):
+                report_loss(f"not in claude-code: /turns/*/{key}", pointer=f"{ptr}/{key}")  # a line's time is text
         uid = f"{session}-{turn['id']}"
         if turn["src"] == "agent":
             blocks: list[dict[str, Any]] = []

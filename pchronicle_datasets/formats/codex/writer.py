@@ -176,9 +176,11 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
         for _k, content in loose.get(t, []):
             text = content if isinstance(content, str) else orjson.dumps(content).decode()
             items.append({"type": "message", "role": "user", "content": _content(text, "user")})
+        if "ts" in turn and not isinstance(turn["ts"], str):
+            report_loss(f"not in {NAME}: /turns/*/ts", pointer=f"/turns/{t}/ts")  # a line's timestamp is text
         for item in items:
             line: dict[str, Any] = {"type": "response_item", "payload": item}
-            if "ts" in turn:
+            if isinstance(turn.get("ts"), str):
                 line["timestamp"] = turn["ts"]
             lines.append(line)
     return lines

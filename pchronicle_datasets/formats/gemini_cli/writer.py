@@ -256,7 +256,9 @@ def recover(story: dict[str, Any], hints: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------- synthesized
 
 _LOSSY_TURN_FIELDS = ("effort", "env", "prompt", "latency_ms", "ttft_ms", "finished_at", "nllm", "copied", "extra")
-_LOSSY_ROOT_FIELDS = ("run", "trajectory", "attempt_id", "prompt", "final_metrics", "extra", "parent", "children")
+# The root keys a session holds (its metadata record, the turns) or that every reader gives again; any other is counted.
+_HELD_ROOT_FIELDS = ("schema_version", "origin", "session", "agent", "task", "started_at", "finished_at", "notes",
+                     "turns", "meta", "unknown_fields", "unknown_key_counts")  # fmt: skip
 
 
 def _report_agent_and_task(story: dict[str, Any]) -> None:
@@ -336,8 +338,8 @@ def synthesize(story: dict[str, Any]) -> str:
     carried = envelope(other_sources(story, NAME))
     if carried is not None:
         header[ENVELOPE_KEY] = carried
-    for key in _LOSSY_ROOT_FIELDS:
-        if key in story:
+    for key in story:
+        if key not in _HELD_ROOT_FIELDS:  # /run, /trajectory, /final_metrics, /continued_trajectory_ref…
             report_loss(f"not in {NAME}: /{key}", pointer=f"/{key}")
     _report_agent_and_task(story)
     placed, loose = place_results(story)

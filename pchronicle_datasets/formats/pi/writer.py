@@ -181,6 +181,8 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
         lines.append(line)
 
     for t, turn in enumerate(story["turns"]):
+        if "ts" in turn and not isinstance(turn["ts"], str):
+            report_loss(f"not in {NAME}: /turns/*/ts", pointer=f"/turns/{t}/ts")  # an entry's timestamp is text
         if turn["src"] == "agent":
             content: list[Any] = []
             if isinstance(turn.get("reason"), str) and turn["reason"]:
