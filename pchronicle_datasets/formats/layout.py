@@ -352,7 +352,7 @@ def report_unwritten(story: Mapping[str, Any], fmt: str, written: Mapping[str, A
         results = obs.get("results") if isinstance(obs, dict) else None
         if obs is not None and not isinstance(results, list):
             lost(f"/turns/{t}/observation")
-        for o, result in enumerate(results or ()):
+        for o, result in enumerate(results if isinstance(results, list) else ()):  # (else counted whole, above)
             for key in result if isinstance(result, dict) else ("",):
                 if key not in written.get("result", ()):
                     lost(f"/turns/{t}/observation/results/{o}/{key}".rstrip("/"))
