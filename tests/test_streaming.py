@@ -140,6 +140,21 @@ def test_openai_msg_spilled_sessions_give_the_same_records(path):
         assert signature(openai_msg.iter_records(f, path.name, budget=0)) == want
 
 
+def test_openai_msg_spills_little_more_than_the_excess():
+    """Past the budget, sessions are spilled down to seven eighths of it, not half: each spilled row is parsed
+    twice, so a file just past the budget reads few of its rows twice (docs/builder.md, "One big capture")."""
+    from pchronicle_datasets.formats.openai_msg.grouping import ROW_COST, Grouping
+
+    raw = b'{"session_id": "s", "step_id": 1, "pad": "' + b"x" * 600 + b'"}'
+    each = len(raw) + ROW_COST
+    groups = Grouping("cap.jsonl", budget=100 * each, reread=lambda offset, length: raw)
+    for i in range(101):  # one session a row, one row past the budget
+        groups.add_row(i, {"session_id": f"s{i}", "step_id": 1}, i + 1, raw, False, offset=0)
+    assert groups.spilled_sessions == 14  # down to 87 rows held, under 7/8 of 100 (half would spill 51)
+    assert groups.held == 87 * each
+    assert [rec.line for rec in groups.records(lambda sid, rows, scan: {"session": sid})] == list(range(1, 102))
+
+
 def _gateway_bytes(lines: list, bad: list[int]) -> bytes:
     out = [orjson.dumps(row) for row in lines]
     for i in sorted(bad, reverse=True):
