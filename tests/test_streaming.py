@@ -140,6 +140,18 @@ def test_openai_msg_spilled_sessions_give_the_same_records(path):
         assert signature(openai_msg.iter_records(f, path.name, budget=0)) == want
 
 
+@pytest.mark.parametrize("path", [p for p in INPUTS if "openai_msg" in str(p)], ids=lambda p: p.name)
+def test_openai_msg_reads_a_file_from_its_position(path):
+    """A file handed over after its first line was read reads as the bytes after that line, its spilled rows
+    too: they are read again by offset from where the stream started, not from the file's first byte."""
+    data = path.read_bytes()
+    rest = data[data.index(b"\n") + 1 :] if b"\n" in data.rstrip() else b""
+    want = signature(openai_msg.iter_records(rest, path.name, budget=1 << 40))
+    with path.open("rb") as f:
+        f.readline()
+        assert signature(openai_msg.iter_records(f, path.name, budget=0)) == want
+
+
 def test_openai_msg_spills_little_more_than_the_excess():
     """Past the budget, sessions are spilled down to seven eighths of it, not half: each spilled row is parsed
     twice, so a file just past the budget reads few of its rows twice (docs/builder.md, "One big capture")."""

@@ -100,11 +100,14 @@ def reread_of(data: Any) -> Reread | None:
         return lambda offset, length: view[offset : offset + length]
     try:
         fd = data.fileno()
+        # Offsets count from where the stream starts: the file's position now, not its first byte (a file
+        # handed over after its first lines were read; called before anything reads from it).
+        base = data.tell()
     except (AttributeError, OSError, ValueError):
         return None
-    if not hasattr(os, "pread") or compression_of(os.pread(fd, MAGIC_SIZE, 0)) is not None:
+    if not hasattr(os, "pread") or compression_of(os.pread(fd, MAGIC_SIZE, base)) is not None:
         return None
-    return lambda offset, length: os.pread(fd, length, offset)
+    return lambda offset, length: os.pread(fd, length, base + offset)
 
 
 class Part:

@@ -41,10 +41,12 @@ def iter_records(
     ``[start, end)`` — the whole file is still read, for those sessions' later rows. The parts of a file, in
     order, give exactly the file's records. ``max_record_size``: the longest line kept (``source.Source``; a
     ``Source`` given as ``data`` keeps its own)."""
+    # Bytes, or a file with a descriptor: spilled rows are read again from it (before the stream is read: a
+    # file's offsets count from its position now).
+    reread = reread_of(data)
     src = as_source(data, document_id, max_record_size)
     if src.is_blank():
         return  # an empty file holds no rows
-    reread = reread_of(data)  # bytes, or a file with a descriptor: spilled rows are read again from it
     groups = Grouping(document_id, budget, reread)
     try:
         with gc_paused():  # plain JSON values: no cycles for the collector to find while the file is read
