@@ -8,13 +8,27 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from ...jsonio import may_hold_big_int
+from .tables import same_json
 
-__all__ = ["COMPARED", "COMPARED_KEYS", "ECHO_ROLES", "Held", "history_key", "same_copy", "same_json"]
+__all__ = [
+    "COMPARED",
+    "COMPARED_KEYS",
+    "ECHO_ROLES",
+    "NO_HISTORY",
+    "Held",
+    "History",
+    "dumped",
+    "history_key",
+    "resends",
+    "same_copy",
+    "same_json",
+    "same_values",
+]
 
 COMPARED = ("role", "content", "tool_calls", "tool_call_id")  # in the order the writer writes them
 COMPARED_KEYS = frozenset(COMPARED)
@@ -66,19 +80,20 @@ class Held:
         calls = tuple(_str_or_none(c[0]) if isinstance(c, tuple) else None for c in key[2])
         return _str_or_none(key[0]), _str_or_none(key[3]), calls, _str_or_none(key[1])
 
-    def add(self, msgs: list[dict], keys: list[tuple]) -> None:
-        """One row's messages (and its ``response``, last, when that was the output), with their keys.
+    def add(self, msgs: list[dict], keys: list[tuple], same: int = 0) -> None:
+        """One row's messages (and its ``response``, last, when that was the output), with their keys; ``same``:
+        how many of them are known to be the last add's resent equal (``resends``).
 
         A message equal to the one at its place in the previous row (a history copy, resent whole) is counted but
         not indexed again: an equal message is indexed before it, with the same key and fields, and ``find``
         returns the first match, so the index answers the same. Indexing every row's whole history made a
         session's reading quadratic in its length (a gateway resends the history with every row)."""
         last, self._last = self._last, msgs
-        # The usual row resends the last one's messages whole: one list comparison (in C) counts them all.
-        start = len(last) if len(last) <= len(msgs) and msgs[: len(last)] == last else 0
+        # The usual row resends the last one's messages whole: one comparison counts them all.
+        start = same or (len(last) if len(last) <= len(msgs) and same_values(msgs[: len(last)], last) else 0)
         self.count += start
         for i, (msg, key) in enumerate(zip(msgs[start:], keys[start:], strict=True), start):
-            if i < len(last) and msg == last[i]:
+            if i < len(last) and same_values(msg, last[i]):
                 self.count += 1
                 continue
             role = msg.get("role")
@@ -101,12 +116,77 @@ def _str_or_none(value: Any) -> str | None:
     return value if type(value) is str else None
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Whether two JSON values are equal with their types (``1`` is not ``1.0``), key order aside."""
+class History(NamedTuple):
+    """What a row's messages are compared with: the previous row's."""
+
+    msgs: list[dict]  # its messages
+    keys: list[tuple]  # their history keys, and its output's when that was ``response``
+    extra: list[int]  # which of its messages carry keys beyond the compared ones
+    held: list[dict]  # its messages and that output: what a copy is rebuilt from (``messages.project``)
+    text: bytes | None  # its messages as ``dumped`` writes them (None: orjson cannot)
+
+
+NO_HISTORY = History([], [], [], [], b"[]")
+
+
+def dumped(msgs: list[dict]) -> bytes | None:
+    """A row's messages as orjson writes them, keys sorted (a copy may order them otherwise: the same-source
+    writer rebuilds copies in ``COMPARED`` order), or None when it cannot (an integer beyond 64 bits)."""
     try:
-        return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # a value orjson cannot write (an integer beyond 64 bits): not the same
+        return orjson.dumps(msgs, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+
+
+def resends(msgs: list[dict], text: bytes | None, prev: History) -> bool:
+    """Whether a row's messages (``text``: ``dumped(msgs)``) begin with the previous row's, equal with their types.
+
+    The written texts tell it in one comparison: the previous row's, its closing bracket left out, begins this
+    row's, followed by a comma or the end. Python's ``==`` first: most rows that do not resend fail it at once.
+
+    >>> a, b = [{"role": "user", "content": "q"}], [{"role": "user", "content": "q"}, {"role": "user", "content": "r"}]
+    >>> prev = History(a, [], [], a, dumped(a))
+    >>> resends(b, dumped(b), prev), resends([{"role": "user", "content": "q", "x": 1}], None, prev)
+    (True, False)
+    """
+    n = len(prev.msgs)
+    if not n or n > len(msgs) or msgs[:n] != prev.msgs:
         return False
+    if text is not None and prev.text is not None:
+        cut = len(prev.text) - 1
+        if text[cut : cut + 1] in (b",", b"]") and text[:cut] == prev.text[:cut]:
+            return True
+    return same_values(msgs[:n], prev.msgs)  # texts orjson cannot write
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """``a == b`` for parsed JSON values, their types told apart: Python's ``==`` says ``true == 1 == 1.0``, and
+    a resent message that differs from the last row's only so is an edit, not a copy (its values would come
+    back as the first row spelled them). Key order aside, as ``==``.
+
+    >>> same_values([{"a": 1, "b": "x"}], [{"b": "x", "a": 1}]), same_values([{"a": 1}], [{"a": True}])
+    (True, False)
+    """
+    if a is b:
+        return True
+    if a != b:
+        return False
+    try:
+        # Equal by ``==``: the same bytes (nearly always: a client resends what it sent) are the same types.
+        return orjson.dumps(a) == orjson.dumps(b) or same_json(a, b)
+    except TypeError:  # orjson cannot write it (an integer beyond 64 bits): the types, one value at a time
+        return _same_types(a, b)
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """For ``a == b``: whether every value has the same type as its counterpart."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return all(_same_types(v, b[k]) for k, v in a.items())
+    if type(a) in (list, tuple):
+        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+    return True
 
 
 def _parsed_args(args: Any) -> Any:
@@ -122,15 +202,15 @@ def _parsed_args(args: Any) -> Any:
 
 def same_copy(a: tuple, b: tuple) -> bool:
     """Keys equal, or equal once arguments are compared as JSON (a client may re-serialise them)."""
-    if a == b:
+    if same_values(a, b):
         return True
-    if a[0] != b[0] or a[1] != b[1] or a[3] != b[3] or len(a[2]) != len(b[2]):
+    if len(a[2]) != len(b[2]) or not same_values((a[0], a[1], a[3]), (b[0], b[1], b[3])):
         return False
     for x, y in zip(a[2], b[2], strict=True):
         if not (isinstance(x, tuple) and isinstance(y, tuple)):
-            if x != y:
+            if not same_values(x, y):
                 return False
-        elif x[:2] != y[:2] or not _same_args(x[2], y[2]):
+        elif not same_values(x[:2], y[:2]) or not _same_args(x[2], y[2]):
             return False
     return True
 

@@ -14,6 +14,7 @@ from ...schema import INT64_MAX
 from ..residual import origin
 from .fields import RowFields
 from .hints import HINTS, RowHint, new_hint
+from .history import NO_HISTORY
 from .state import SessionState, SourceRow
 from .tables import (
     ENV_SOURCES,
@@ -58,7 +59,7 @@ class Session:
 
         turns: list[dict[str, Any]] = []
         # The previous row's messages, the keys of what it sent back, and which messages carry extra keys.
-        history: tuple[list, list, list] = ([], [], [])
+        history = NO_HISTORY
         context_count = 0
         more_id = 0  # the last id given to a turn RFC-0009 leaves out (``MORE``): after every derived id
         response: dict[str, Any] | None = None

@@ -13,7 +13,18 @@ from ...markup_tags import FUNCTION, PARAMETER, TOOL_CALL
 from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
-from .history import COMPARED_KEYS, ECHO_ROLES, history_key, same_copy, same_json
+from .history import (
+    COMPARED,
+    COMPARED_KEYS,
+    ECHO_ROLES,
+    History,
+    dumped,
+    history_key,
+    resends,
+    same_copy,
+    same_json,
+    same_values,
+)
 from .state import SessionState, SourceRow
 from .tables import (
     CONTEXT_KIND,
@@ -45,7 +56,7 @@ class RowRead:
     turns: list[tuple[str, dict]]
     request: dict | None
     response: dict
-    history: tuple[list, list, list]
+    history: History
     loose: list[tuple[int, dict, dict]]  # tool output without an id: (message index, the turn holding it, result)
 
 
@@ -67,10 +78,11 @@ class RowTurns:
 
     # ---------------------------------------------------------------------------------------- the row
 
-    def read(self, first: bool, history: tuple[list, list, list]) -> RowRead:
+    def read(self, first: bool, history: History) -> RowRead:
         """The row's turns in document order, and the history for the next row."""
         msgs = self._messages()
-        p, keys, extra = self._copies(msgs, history)
+        text = dumped(msgs)
+        p, keys, extra, same = self._copies(msgs, text, history)
         self.hint["p"], self.hint["n"] = p, len(msgs)
         new = range(p, len(msgs))
         last_user = next((m for m in reversed(new) if msgs[m].get("role") == "user"), None)
@@ -126,9 +138,12 @@ class RowTurns:
             if m >= p:
                 break
             self._copy_residual(msgs[m], f"{self.base}/messages/{m}")
+        for m in range(same, p):  # copies that may spell a compared field otherwise than what they copy
+            self._copy_spelling(msgs[m], history.held[m], f"{self.base}/messages/{m}")
 
-        history = (msgs, keys + ([history_key(output)] if out_index == -1 else []), extra)
-        self.s.held.add([*msgs, output] if out_index == -1 else msgs, history[1])
+        held = [*msgs, output] if out_index == -1 else msgs
+        history = History(msgs, keys + ([history_key(output)] if out_index == -1 else []), extra, held, text)
+        self.s.held.add(held, history.keys, same)
         self.placed.sort(key=lambda x: x[0])
         loose = [(m, holder if holder is not None else response_turn, res) for m, holder, res in self.loose]
         return RowRead([(what, t) for _, what, t in self.placed], request, response_turn, history, loose)
@@ -179,26 +194,28 @@ class RowTurns:
         return msgs
 
     @staticmethod
-    def _copies(msgs: list[dict], history: tuple[list, list, list]) -> tuple[int, list, list]:
-        """``(p, keys, extra)``: messages ``[0, p)`` are copies of the previous row's, the history key of every
-        message, and which messages carry keys beyond the compared ones."""
-        prev_msgs, prev_keys, prev_extra = history
+    def _copies(msgs: list[dict], text: bytes | None, history: History) -> tuple[int, list, list, int]:
+        """``(p, keys, extra, same)``: messages ``[0, p)`` are copies of the previous row's, the history key of every
+        message, which messages carry keys beyond the compared ones, and how many are the previous row's messages
+        resent equal (``[0, same)``: the others' compared fields may be spelled otherwise)."""
+        prev_msgs, prev_keys, prev_extra = history.msgs, history.keys, history.extra
         n_prev = len(prev_msgs)
-        if n_prev and msgs[:n_prev] == prev_msgs:
-            # The usual row: it resends the previous row's messages unchanged (one list comparison, in C),
+        if resends(msgs, text, history):
+            # The usual row: it resends the previous row's messages unchanged (one comparison),
             # so their keys and which of them carry extra keys are known already.
             keys = prev_keys[:n_prev] + [history_key(msg) for msg in msgs[n_prev:]]
             extra = [*prev_extra, *(m for m in range(n_prev, len(msgs)) if not msgs[m].keys() <= COMPARED_KEYS)]
-            p = n_prev
+            p = same = n_prev
         else:
             keys = [
-                prev_keys[m] if m < n_prev and msg == prev_msgs[m] else history_key(msg) for m, msg in enumerate(msgs)
+                prev_keys[m] if m < n_prev and same_values(msg, prev_msgs[m]) else history_key(msg)
+                for m, msg in enumerate(msgs)
             ]
             extra = [m for m, msg in enumerate(msgs) if not msg.keys() <= COMPARED_KEYS]
-            p = 0
+            p = same = 0
         while p < len(msgs) and p < len(prev_keys) and same_copy(keys[p], prev_keys[p]):
             p += 1
-        return p, keys, extra
+        return p, keys, extra, same
 
     def _output(self, msgs: list[dict], new: range) -> tuple[dict, int, str]:
         """The row's output: ``response`` when it is a valid output, else the last valid assistant message
@@ -260,6 +277,17 @@ class RowTurns:
             if key == "refusal" and empty(msg.get("content")):
                 continue
             self.s.keep(join(pointer, key), value)
+
+    def _copy_spelling(self, msg: dict, copied: dict, pointer: str) -> None:
+        """A history copy's compared fields that the message it copies (``copied``, what the writer rebuilds it
+        from) spells otherwise — arguments re-serialised, a call's other fields, ``""`` for ``null`` — are kept,
+        so the copy comes back as the row spelled it (docs/formats/openai-msg.md, "1. History copies")."""
+        for key in COMPARED:
+            if key not in msg or (key in copied and same_json(msg[key], copied[key])):
+                continue
+            if key in EMPTY_MSG_KEYS and empty(msg[key]) and empty(copied.get(key)):
+                continue  # null or an empty container, as missing (RFC-0009): _copy_residual's rule
+            self.s.keep(join(pointer, key), msg[key])
 
     def _message_rest(self, msg: dict, pointer: str, consumed: tuple) -> None:
         for key, value in msg.items():

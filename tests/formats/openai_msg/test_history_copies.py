@@ -105,3 +105,67 @@ def test_resent_arguments_are_a_copy_only_when_equal_with_their_types() -> None:
     copy = rows('{"a": 1, "b": "x"}', '{"b":"x","a":1}')  # re-serialised: one call, no new turn
     story = pc.into_storyline("openai-msg", copy, document_id="c.jsonl")[0]
     assert sum(len(t.get("tool_calls") or []) for t in story["turns"]) == 1
+
+
+def test_resent_messages_are_copies_only_when_equal_with_their_types() -> None:
+    """A resent message whose values changed type only (``true`` → ``1``, ``1`` → ``1.0`` in a content part, an
+    extra key, a call's field), which Python's ``==`` calls equal, is an edit of the history; a copy that spells a
+    compared field otherwise (a call's other fields, arguments re-spaced, ``""`` for ``null``) keeps its spelling.
+    Either way its values come back as the later row spelled them: before, the writer gave back the first row's.
+    A message resent equal (key order aside) is still a copy: no new turn."""
+    import copy as copying
+    import json
+
+    import orjson
+
+    import pchronicle_datasets as pc
+    from pchronicle_datasets.formats.openai_msg.history import same_values
+    from pchronicle_datasets.jsonio import loads
+
+    user = {"role": "user", "content": [{"type": "text", "text": "q", "cache": True, "w": 1}]}
+    call = {"role": "assistant", "content": None, "extra": {"n": 2}, "tool_calls": [
+        {"id": "c1", "type": "function", "index": 0, "function": {"name": "f", "arguments": "{}"}}]}  # fmt: skip
+
+    def rows(edit) -> str:
+        again_user, again_call = copying.deepcopy(user), copying.deepcopy(call)
+        edit(again_user, again_call)
+        return "\n".join(json.dumps(r) for r in [
+            {"session_id": "s", "step_id": 1, "messages": [user], "response": call},
+            {"session_id": "s", "step_id": 2, "response": {"role": "assistant", "content": "done"}, "messages": [
+                again_user, again_call, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]},
+        ])  # fmt: skip
+
+    def typed(text: str) -> list:
+        return [orjson.dumps(loads(line.encode()), option=orjson.OPT_SORT_KEYS) for line in text.splitlines()]
+
+    edits = {
+        "part true → 1": lambda u, c: u["content"][0].update(cache=1),
+        "part 1 → 1.0": lambda u, c: u["content"][0].update(w=1.0),
+        "extra key 2 → 2.0": lambda u, c: c["extra"].update(n=2.0),
+        "call field 0 → false": lambda u, c: c["tool_calls"][0].update(index=False),
+        # Equal as history keys, spelled otherwise: still copies, their spelling kept.
+        "call field 0 → 5": lambda u, c: c["tool_calls"][0].update(index=5),
+        "arguments re-spaced": lambda u, c: c["tool_calls"][0]["function"].update(arguments="{ }"),
+        "content null → empty": lambda u, c: c.update(content=""),
+    }
+    for what, edit in edits.items():
+        text = rows(edit)
+        back = pc.from_storyline("openai-msg", pc.into_storyline("openai-msg", text, document_id="c.jsonl"))
+        assert typed(back) == typed(text), what
+
+    def reorder(u: dict, c: dict) -> None:
+        u["content"][0] = dict(reversed(list(u["content"][0].items())))
+        c["extra"]["n"] = 2
+        c["tool_calls"][0]["index"] = 0
+
+    def same(u: dict, c: dict) -> None:
+        c["extra"]["n"] = 2  # the same value: a copy
+
+    plain = pc.into_storyline("openai-msg", rows(lambda u, c: None), document_id="c.jsonl")[0]
+    for edit in (reorder, same):
+        story = pc.into_storyline("openai-msg", rows(edit), document_id="c.jsonl")[0]
+        assert [t["src"] for t in story["turns"]] == [t["src"] for t in plain["turns"]], edit.__name__
+    # Values orjson cannot write (integers beyond 64 bits, which the reader refuses later with their pointer)
+    # are compared one by one.
+    assert same_values([{"n": 2**70, "b": True}], [{"b": True, "n": 2**70}])
+    assert not same_values([{"n": 2**70, "b": True}], [{"n": 2**70, "b": 1}])
