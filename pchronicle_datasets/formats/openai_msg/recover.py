@@ -171,7 +171,7 @@ class Recover:
     def _fill_messages(self, messages: list, hint: dict, history: list[dict], resp: dict, req: dict | None) -> None:
         """History copies, context turns (first row), the request and the tool results, in their places."""
         for m in range(hint["p"]):
-            messages[m] = dict(history[m])
+            messages[m] = _rebuilt(history[m])
         for m, at in hint.get("echo", ()):
             messages[m] = dict(self.held[at])
         for i, m in enumerate(hint.get("ctx", ()), 1):  # RFC-0009's context turns: ids 1..context_count
@@ -260,3 +260,22 @@ class Recover:
             elif form == "null":
                 set_at(row, tokens, None)
             # "msg", {"value": …} (the refusal fallback) and "residual" are laid out while building rows.
+
+
+def _rebuilt(copied: dict) -> dict:
+    """A history copy rebuilt from the message it copies, its calls copied too: residual may be set inside them
+    (a call's ``index``, ``turns._copy_spelling``), which must not change the earlier row that holds them."""
+    msg = dict(copied)
+    calls = msg.get("tool_calls")
+    if type(calls) is list:
+        msg["tool_calls"] = [_call(c) for c in calls]
+    return msg
+
+
+def _call(call: Any) -> Any:
+    if type(call) is not dict:
+        return call
+    out = dict(call)
+    if type(out.get("function")) is dict:
+        out["function"] = dict(out["function"])
+    return out

@@ -14,7 +14,6 @@ from ...pointer import join
 from ..markup import blocks, named_blocks
 from .hints import set_form
 from .history import (
-    COMPARED,
     COMPARED_KEYS,
     ECHO_ROLES,
     History,
@@ -279,15 +278,22 @@ class RowTurns:
             self.s.keep(join(pointer, key), value)
 
     def _copy_spelling(self, msg: dict, copied: dict, pointer: str) -> None:
-        """A history copy's compared fields that the message it copies (``copied``, what the writer rebuilds it
-        from) spells otherwise — arguments re-serialised, a call's other fields, ``""`` for ``null`` — are kept,
-        so the copy comes back as the row spelled it (docs/formats/openai-msg.md, "1. History copies")."""
-        for key in COMPARED:
-            if key not in msg or (key in copied and same_json(msg[key], copied[key])):
+        """The values of a history copy's calls that RFC-0009 does not consume (a call's ``index`` or a ``type``
+        other than ``function``, a function's other keys) and that the message it copies (``copied``, what the
+        writer rebuilds it from) spells otherwise, kept at their pointers as a new message's are (``_tool_calls``).
+        Role, content and a call's id, name and arguments are the copy's compared values: normalised away, as the
+        RFC says (docs/formats/openai-msg.md, "1. History copies")."""
+        calls, originals = msg.get("tool_calls"), copied.get("tool_calls")
+        if not (isinstance(calls, list) and isinstance(originals, list) and len(calls) == len(originals)):
+            return  # equal as history keys: no call, or not a list on either side (kept by _copy_residual's rule)
+        for c, (call, original) in enumerate(zip(calls, originals, strict=True)):
+            if not (isinstance(call, dict) and isinstance(original, dict)):
                 continue
-            if key in EMPTY_MSG_KEYS and empty(msg[key]) and empty(copied.get(key)):
-                continue  # null or an empty container, as missing (RFC-0009): _copy_residual's rule
-            self.s.keep(join(pointer, key), msg[key])
+            cptr = f"{pointer}/tool_calls/{c}"
+            _kept_beside(self.s.keep, call, original, cptr, ("id", "function"))
+            fn, fn_original = call.get("function"), original.get("function")
+            if isinstance(fn, dict) and isinstance(fn_original, dict):
+                _kept_beside(self.s.keep, fn, fn_original, f"{cptr}/function", ("name", "arguments"))
 
     def _message_rest(self, msg: dict, pointer: str, consumed: tuple) -> None:
         for key, value in msg.items():
@@ -485,3 +491,11 @@ def marker_calls(content: str, scan: bool = True) -> list[tuple[str, Any]]:
             params = {k: v.strip("\n") for k, v in named_blocks(body, *PARAMETER)}
             found.append((name, params))
     return found
+
+
+def _kept_beside(keep: Any, value: dict, copied: dict, pointer: str, compared: tuple[str, ...]) -> None:
+    """``keep`` each key of ``value`` beyond ``compared`` that ``copied`` lacks or holds otherwise."""
+    for key, item in value.items():
+        if key in compared or (key in copied and same_json(item, copied[key])):
+            continue
+        keep(join(pointer, key), item)

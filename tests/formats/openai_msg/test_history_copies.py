@@ -109,10 +109,11 @@ def test_resent_arguments_are_a_copy_only_when_equal_with_their_types() -> None:
 
 def test_resent_messages_are_copies_only_when_equal_with_their_types() -> None:
     """A resent message whose values changed type only (``true`` → ``1``, ``1`` → ``1.0`` in a content part, an
-    extra key, a call's field), which Python's ``==`` calls equal, is an edit of the history; a copy that spells a
-    compared field otherwise (a call's other fields, arguments re-spaced, ``""`` for ``null``) keeps its spelling.
-    Either way its values come back as the later row spelled them: before, the writer gave back the first row's.
-    A message resent equal (key order aside) is still a copy: no new turn."""
+    extra key, a call's field), which Python's ``==`` calls equal, is an edit of the history; a copy whose call
+    holds a value RFC-0009 does not consume (``index``, a function's other keys) otherwise than the message it
+    copies keeps it. Either way the values come back as the later row spelled them: before, the writer gave back
+    the first row's. A message resent equal (key order aside) is still a copy: no new turn. What the RFC
+    normalises away in a copy stays normalised: arguments re-spaced, ``""`` content for ``null``."""
     import copy as copying
     import json
 
@@ -143,10 +144,9 @@ def test_resent_messages_are_copies_only_when_equal_with_their_types() -> None:
         "part 1 → 1.0": lambda u, c: u["content"][0].update(w=1.0),
         "extra key 2 → 2.0": lambda u, c: c["extra"].update(n=2.0),
         "call field 0 → false": lambda u, c: c["tool_calls"][0].update(index=False),
-        # Equal as history keys, spelled otherwise: still copies, their spelling kept.
+        # Equal as history keys, a value RFC-0009 does not consume spelled otherwise: still copies, the value kept.
         "call field 0 → 5": lambda u, c: c["tool_calls"][0].update(index=5),
-        "arguments re-spaced": lambda u, c: c["tool_calls"][0]["function"].update(arguments="{ }"),
-        "content null → empty": lambda u, c: c.update(content=""),
+        "function field": lambda u, c: c["tool_calls"][0]["function"].update(strict=True),
     }
     for what, edit in edits.items():
         text = rows(edit)
@@ -161,10 +161,18 @@ def test_resent_messages_are_copies_only_when_equal_with_their_types() -> None:
     def same(u: dict, c: dict) -> None:
         c["extra"]["n"] = 2  # the same value: a copy
 
+    def respaced(u: dict, c: dict) -> None:
+        c["tool_calls"][0]["function"]["arguments"] = "{ }"
+
+    def empty_content(u: dict, c: dict) -> None:
+        c["content"] = ""
+
     plain = pc.into_storyline("openai-msg", rows(lambda u, c: None), document_id="c.jsonl")[0]
-    for edit in (reorder, same):
+    for edit in (reorder, same, respaced, empty_content):
         story = pc.into_storyline("openai-msg", rows(edit), document_id="c.jsonl")[0]
         assert [t["src"] for t in story["turns"]] == [t["src"] for t in plain["turns"]], edit.__name__
+        if edit in (respaced, empty_content):  # normalised away (RFC-0009): no residual for the copy
+            assert story["unknown_fields"] == plain["unknown_fields"], edit.__name__
     # Values orjson cannot write (integers beyond 64 bits, which the reader refuses later with their pointer)
     # are compared one by one.
     assert same_values([{"n": 2**70, "b": True}], [{"b": True, "n": 2**70}])
