@@ -46,6 +46,12 @@ __all__ = ["CTX", "MORE", "REQ", "RESP", "RowRead", "RowTurns", "marker_calls"]
 CTX, MORE, REQ, RESP = "ctx", "more", "req", "resp"
 
 
+#: A call's keys RFC-0009 consumes (its ``type`` too when it is ``function``), and its function's: the others are
+#: residual, a new message's always (``_tool_calls``), a copy's when the message it copies holds them otherwise.
+CALL_CONSUMED = ("id", "function")
+FUNCTION_CONSUMED = ("name", "arguments")
+
+
 @dataclass
 class RowRead:
     """One row read: its ``turns`` as ``(what, turn)`` in document order, the request turn (or None), the
@@ -137,7 +143,7 @@ class RowTurns:
             if m >= p:
                 break
             self._copy_residual(msgs[m], f"{self.base}/messages/{m}")
-        for m in range(same, p):  # copies that may spell a compared field otherwise than what they copy
+        for m in range(same, p):  # copies not resent equal: their calls may hold other unconsumed values
             self._copy_spelling(msgs[m], history.held[m], f"{self.base}/messages/{m}")
 
         held = [*msgs, output] if out_index == -1 else msgs
@@ -196,7 +202,7 @@ class RowTurns:
     def _copies(msgs: list[dict], text: bytes | None, history: History) -> tuple[int, list, list, int]:
         """``(p, keys, extra, same)``: messages ``[0, p)`` are copies of the previous row's, the history key of every
         message, which messages carry keys beyond the compared ones, and how many are the previous row's messages
-        resent equal (``[0, same)``: the others' compared fields may be spelled otherwise)."""
+        resent equal (``[0, same)``: the others' calls may hold values the RFC does not consume otherwise)."""
         prev_msgs, prev_keys, prev_extra = history.msgs, history.keys, history.extra
         n_prev = len(prev_msgs)
         if resends(msgs, text, history):
@@ -290,10 +296,10 @@ class RowTurns:
             if not (isinstance(call, dict) and isinstance(original, dict)):
                 continue
             cptr = f"{pointer}/tool_calls/{c}"
-            _kept_beside(self.s.keep, call, original, cptr, ("id", "function"))
+            _kept_beside(self.s.keep, call, original, cptr, CALL_CONSUMED)
             fn, fn_original = call.get("function"), original.get("function")
             if isinstance(fn, dict) and isinstance(fn_original, dict):
-                _kept_beside(self.s.keep, fn, fn_original, f"{cptr}/function", ("name", "arguments"))
+                _kept_beside(self.s.keep, fn, fn_original, f"{cptr}/function", FUNCTION_CONSUMED)
 
     def _message_rest(self, msg: dict, pointer: str, consumed: tuple) -> None:
         for key, value in msg.items():
@@ -442,11 +448,11 @@ class RowTurns:
                     set_form(self.hint, f"{rel}/tool_calls/{c}/id", "absent")
             out.append({"tcid": tcid, "fn": fn["name"], "args": self._arguments(fn, f"{rel}/tool_calls/{c}")})
             for key, value in call.items():
-                if key in ("id", "function") or (key == "type" and value == "function"):
+                if key in CALL_CONSUMED or (key == "type" and value == "function"):
                     continue
                 self.s.keep(join(cptr, key), value)
             for key, value in fn.items():
-                if key not in ("name", "arguments"):
+                if key not in FUNCTION_CONSUMED:
                     self.s.keep(join(f"{cptr}/function", key), value)
         return out
 
