@@ -64,6 +64,22 @@ def _blocks(value: dict, kind: str, key: str) -> set[str]:
     return {b[key] for b in content if isinstance(b, dict) and b.get("type") == kind and isinstance(b.get(key), str)}
 
 
+def _hangs_from(value: dict, on: set, by_uuid: dict[str, tuple[int, Any]]) -> bool:
+    """Whether the record hangs from the conversation: its parent is on it, or is reached from it through records
+    that are no message (progress lines: a parallel call's fragment written after the hook or agent progress of
+    the call before it is the child of that progress line)."""
+    uid, seen = _uid(value, "parentUuid"), set()
+    while uid is not None and uid not in seen:
+        if uid in on:
+            return True
+        seen.add(uid)
+        parent = by_uuid.get(uid)
+        if parent is None or is_message_record(parent[1]):
+            return False
+        uid = _uid(parent[1], "parentUuid")
+    return False
+
+
 def conversation(lines: list[tuple[int, Any]]) -> list[int]:
     """The line indices of the conversation, in file order (see the module docs); ``[]`` when the file has no
     message record."""
@@ -82,11 +98,13 @@ def conversation(lines: list[tuple[int, Any]]) -> list[int]:
     while node is not None and node[0] not in chain:
         chain.add(node[0])
         parent = _uid(node[1], "parentUuid") or _uid(node[1], "logicalParentUuid")
-        if parent is not None:
-            node = by_uuid.get(parent)
+        if parent is not None and parent in by_uuid:
+            node = by_uuid[parent]
         elif not is_message_record(node[1]):
-            # A root that is no message (the SessionStart hook of plan mode's "clear context and implement")
-            # starts a new segment of the same session: the conversation before it continues there.
+            # A root that is no message (the SessionStart hook of plan mode's "clear context and implement"), or
+            # one whose parent is not in the file (a compact_boundary whose logicalParentUuid names a record Claude
+            # Code never wrote, measured in real 2.1.39 and 2.1.42 files), starts a new segment of the same session:
+            # the conversation before it continues there.
             node = next((iv for iv in reversed(lines) if iv[0] < node[0] and is_message_record(iv[1])), None)
         else:
             node = None
@@ -103,7 +121,7 @@ def conversation(lines: list[tuple[int, Any]]) -> list[int]:
                 continue
             joins = v["type"] == "assistant" and _message_id(v) in responses
             answers = v["type"] == "user" and (ids := _blocks(v, "tool_result", "tool_use_id")) and ids <= calls
-            if (joins or answers) and _uid(v, "parentUuid") in on:
+            if (joins or answers) and _hangs_from(v, on, by_uuid):
                 members.add(i)
                 on.add(v["uuid"])
                 changed = True

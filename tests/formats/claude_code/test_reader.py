@@ -92,6 +92,43 @@ def test_other_records_are_residual_and_counted_never_dropped():
     assert [t["msg"] for t in doc["turns"]] == ["hi", "hello"]
 
 
+def test_a_parallel_call_written_after_progress_lines_stays_on_the_conversation():
+    # 2.1.39-2.1.42 (marot/spotter, entireio/cli checkpoints): the second Task of one response is the child of the
+    # first Task's last agent_progress line, and its result the child of that fragment.
+    progress = {"type": "progress", "sessionId": "s1", "data": {"type": "agent_progress", "agentId": "x1"},
+                "parentToolUseID": "t1"}  # fmt: skip
+    doc = decode([
+        rec("user", "u", None, "two agents"),
+        rec("assistant", "a1", "u", [{"type": "tool_use", "id": "t1", "name": "Task", "input": {}}], mid="m"),
+        {**progress, "uuid": "p1", "parentUuid": "a1"},
+        {**progress, "uuid": "p2", "parentUuid": "p1"},
+        rec("assistant", "a2", "p2", [{"type": "tool_use", "id": "t2", "name": "Task", "input": {}}], mid="m"),
+        rec("user", "r2", "a2", [{"type": "tool_result", "tool_use_id": "t2", "content": "two"}]),
+        rec("user", "r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "one"}]),
+        rec("assistant", "a3", "r1", [{"type": "text", "text": "both done"}]),
+    ])  # fmt: skip
+    assert [c["tcid"] for c in doc["turns"][1]["tool_calls"]] == ["t1", "t2"]
+    assert [r["source_call_id"] for r in doc["turns"][1]["observation"]["results"]] == ["t2", "t1"]
+    assert "abandoned" not in doc["meta"]["claude-code"]
+
+
+def test_a_compaction_whose_logical_parent_is_not_in_the_file_keeps_the_conversation_before_it():
+    # measured in real 2.1.39 and 2.1.42 files: logicalParentUuid names a record Claude Code never wrote (the
+    # progress line before the boundary is its child too)
+    doc = decode([
+        rec("user", "u", None, "first"),
+        rec("assistant", "a", "u", [{"type": "text", "text": "one"}]),
+        {"type": "progress", "uuid": "p", "parentUuid": "gone", "sessionId": "s1", "data": {"type": "hook_progress"}},
+        {"type": "system", "subtype": "compact_boundary", "uuid": "b", "parentUuid": None, "logicalParentUuid": "gone",
+         "sessionId": "s1", "compactMetadata": {"trigger": "auto", "preTokens": 167045}},
+        rec("user", "s", "b", "This session is being continued from a previous conversation", isCompactSummary=True),
+        rec("user", "u2", "s", "second"),
+        rec("assistant", "a2", "u2", [{"type": "text", "text": "two"}]),
+    ])  # fmt: skip
+    assert [t["msg"] for t in doc["turns"] if not t.get("copied")] == ["first", "one", "second", "two"]
+    assert "abandoned" not in doc["meta"]["claude-code"]
+
+
 def test_hook_reminders_are_context_turns():
     doc = decode([
         rec("user", "u", None, "hi"),
