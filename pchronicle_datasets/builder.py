@@ -46,13 +46,14 @@ from .formats import format_names
 from .formats.base import as_bytes
 from .formats.source import MAX_RECORD_SIZE
 from .loading.batches import check_options, file_records, read_error, tables
+from .loading.folder import install as install_folder_rule
 from .loading.ids import document_ids
 from .loading.policy import BadRecords, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, SplitKind, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
 from .session_links import parent_links
-from .sidecars import pair, read_sidecar
+from .sidecars import index_note, pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -161,6 +162,8 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         for split, paths in files.items():
             # A sidecar listed beside its file (sidecars.py) is no document: its file's reader gets it.
             keep, side = pair(names[split])
+            if note := index_note(names[split]):
+                logger.warning(f"pchronicle: {note}")
             generators.append(
                 datasets.SplitGenerator(
                     name=split,
@@ -416,6 +419,7 @@ def register() -> None:
                 digest.update(f.read())
     code_hash = digest.hexdigest()
     packaged_modules._PACKAGED_DATASETS_MODULES[MODULE_NAME] = (__name__, code_hash)
+    install_folder_rule(MODULE_NAME)  # a data_dir without data_files: loading/folder.py
     packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, [".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz"])
     packaged_modules._MODULE_TO_METADATA_FILE_NAMES.setdefault(MODULE_NAME, [])
     packaged_modules._MODULE_TO_METADATA_EXTENSIONS.setdefault(MODULE_NAME, [])

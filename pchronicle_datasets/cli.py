@@ -42,7 +42,7 @@ from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
-from .sidecars import folder_files, pair, read_sidecar
+from .sidecars import folder_files, index_note, pair, read_sidecar
 from .training.policy import FLAGS, TRAINABLE, flags
 
 EPILOG = """examples:
@@ -101,6 +101,8 @@ def _records(
     its files (``sidecars.folder_files``), a sidecar given to its file's reader instead of read as a document."""
     paths = folder_files(paths)
     keep, side = pair(paths)
+    if note := index_note(paths):
+        print(note, file=sys.stderr)
     for k in tqdm(keep, desc=desc, unit="file", disable=None, file=sys.stderr):
         path = paths[k]
         sidecar = _read_sidecar(paths[side[k]]) if k in side else read_sidecar(path)

@@ -6,8 +6,14 @@ a file); its ``iter_records`` then takes ``sidecar=`` (the sidecar's bytes). The
 files of a folder through ``pair``: a sidecar listed beside its file is taken out of the documents and given to
 the file's reader instead, so it is never read as a document of its own.
 
+A format may also name files its harness writes beside the sessions that hold none (``INDEX_FILES``: Claude
+Code's ``sessions-index.json``): ``pair`` leaves them out of the documents, and ``index_files`` says what each is,
+for the builder and the CLI to report, so a folder loads without stopping on a file no reader takes.
+
 >>> pair(["s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a1.meta.json", "x.meta.json"])
 ([0, 1, 3], {1: 2})
+>>> pair(["p/sessions-index.json", "p/s.jsonl"]), index_files(["p/sessions-index.json", "p/s.jsonl"])[0][:13]
+(([1], {}), "Claude Code's")
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-__all__ = ["FOLDER_EXTENSIONS", "folder_files", "pair", "read_sidecar", "sidecar_names"]
+__all__ = ["FOLDER_EXTENSIONS", "folder_files", "index_files", "index_note", "pair", "read_sidecar", "sidecar_names"]
 
 #: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too).
 FOLDER_EXTENSIONS = (".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz")
@@ -34,10 +40,43 @@ def sidecar_names(name: str) -> list[str]:
     return out
 
 
+def index_files(names: Sequence[str]) -> dict[int, str]:
+    """The files of ``names`` that a format's ``INDEX_FILES`` names (by their base name), each with what it is."""
+    from .formats import capability, formats
+
+    known: dict[str, str] = {}
+    for module in formats():
+        if capability(module, "index_files") is not None:
+            known.update(module.INDEX_FILES)
+    return {
+        i: known[base]
+        for i, name in enumerate(names)
+        if (base := name.replace(os.sep, "/").rsplit("/", 1)[-1]) in known
+    }
+
+
+def index_note(names: Sequence[str]) -> str | None:
+    """What the builder, ``read_batches`` and the CLI say of the index files ``pair`` left out of ``names``.
+
+    >>> index_note(["p/sessions-index.json", "p/s.jsonl"])[:62]
+    'left out 1 file that holds no session: p/sessions-index.json ('
+    """
+    found = index_files(names)
+    if not found:
+        return None
+    first = min(found)
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return (
+        f"left out {len(found)} file{'s' if len(found) > 1 else ''} that hold{'' if len(found) > 1 else 's'} no "
+        f"session: {names[first]} ({found[first]}){more}"
+    )
+
+
 def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
     """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
     sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
-    too: a lone ``x.meta.json`` stays a document (and detection says what it is)."""
+    too: a lone ``x.meta.json`` stays a document (and detection says what it is). An index file (``index_files``)
+    is no document."""
     where = {name: i for i, name in enumerate(names)}
     sidecars: dict[int, int] = {}
     for i, name in enumerate(names):
@@ -45,7 +84,7 @@ def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
             if side in where and where[side] != i:
                 sidecars[i] = where[side]
                 break
-    taken = set(sidecars.values())
+    taken = set(sidecars.values()) | set(index_files(names))
     return [i for i in range(len(names)) if i not in taken], sidecars
 
 

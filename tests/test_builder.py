@@ -525,10 +525,32 @@ def test_splits_inferred_from_file_names_in_data_dir(tmp_path):
     root = tmp_path / "corpus"
     write(root / "data" / "train.jsonl", renamed_capture("-train"))
     write(root / "data" / "test.jsonl.gz", gzip.compress(renamed_capture("-test")))
+    write(root / "data" / "README.txt", "notes on the corpus")  # no reader takes it: not read (as the CLI does)
     dd = load(tmp_path, data_dir=str(root))
     assert sorted(dd) == ["test", "train"]
     assert dd["train"]["session"] == [s + "-train" for s in SESSIONS]
     assert doc_ids(dd["test"]) == ["data/test.jsonl.gz"] * 3
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["prepared", "streaming"])
+def test_a_data_dir_whose_inferred_splits_leave_files_out_is_read_whole(tmp_path, streaming, caplog):
+    # A session folder is named after each session's working directory: datasets reads "test" in one project's
+    # name as a split and kept only that project's files (loading/folder.py).
+    root = tmp_path / "projects"
+    write(root / "-home-me-app" / "a.jsonl", renamed_capture("-app"))
+    write(root / "-home-me-test-app" / "b.jsonl", renamed_capture("-test-app"))
+    write(root / "-home-me-dev-tools" / "c.jsonl", renamed_capture("-dev-tools"))
+    with caplog.at_level(logging.WARNING):
+        dd = load(tmp_path, data_dir=str(root), streaming=streaming)
+    assert list(dd) == ["train"]
+    assert sorted(set(doc_ids(dd["train"]))) == ["-home-me-app/a.jsonl", "-home-me-dev-tools/c.jsonl",
+                                                  "-home-me-test-app/b.jsonl"]  # fmt: skip
+    # datasets made "-dev-" a validation split and "-test-" a test split, and dropped -home-me-app.
+    assert "inferred the split(s) validation, test from words in the paths" in caplog.text
+    assert "leave out 1 of its 3 files: every file is read into the train split" in caplog.text
+    # data_files given by the user are read as given: the split they name is theirs.
+    dd = load(tmp_path, {"test": "-home-me-test-app/*.jsonl"}, data_dir=str(root), streaming=streaming)
+    assert list(dd) == ["test"] and set(doc_ids(dd["test"])) == {"-home-me-test-app/b.jsonl"}
 
 
 # ------------------------------------------------------------------------------------------- compression

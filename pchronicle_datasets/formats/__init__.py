@@ -112,6 +112,9 @@ def _check_capabilities(module: Any) -> None:
             if member == "KEYS":
                 if not (isinstance(value, (tuple, list, frozenset)) and all(isinstance(k, str) for k in value)):
                     raise TypeError(f"a format's KEYS is the keys its records are known by (strings), got {value!r}")
+            elif member == "INDEX_FILES":
+                if not (isinstance(value, dict) and all(isinstance(x, str) for kv in value.items() for x in kv)):
+                    raise TypeError(f"a format's INDEX_FILES maps file names to what each is (strings), got {value!r}")
             elif member.isupper() and member not in ("HINTS", "DOCUMENT_SUFFIX") and not isinstance(value, bool):
                 raise TypeError(f"a format's {member} is True or False, got {value!r}")
             if member == "DOCUMENT_SUFFIX" and not (isinstance(value, str) and value.startswith(".")):
@@ -125,9 +128,9 @@ def _check_capabilities(module: Any) -> None:
 def capability(fmt: Format | str, name: str) -> Any:
     """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
     ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
-    ``"streaming_writer"``, ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``), typed
-    as that capability's protocol; else None. The one place that looks for a format's optional members:
-    ``register`` has checked that a format declaring one has all of it.
+    ``"streaming_writer"``, ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``,
+    ``"index_files"``), typed as that capability's protocol; else None. The one place that looks for a format's
+    optional members: ``register`` has checked that a format declaring one has all of it.
 
     >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
     ('openai-msg', None)

@@ -207,6 +207,15 @@ class DocumentSuffix(Protocol):
     DOCUMENT_SUFFIX: str
 
 
+@runtime_checkable
+class IndexFiles(Protocol):
+    """Files the harness writes beside its sessions that hold none (``INDEX_FILES``: their names, each with what it
+    is): a folder's listing leaves them out and says so (``sidecars.pair``), instead of stopping on a file no
+    reader takes."""
+
+    INDEX_FILES: dict[str, str]
+
+
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).
 CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
@@ -219,6 +228,7 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "keys": (Keyed, ("KEYS",)),
     "sidecars": (Sidecars, ("SIDECAR", "sidecar_of")),
     "document_suffix": (DocumentSuffix, ("DOCUMENT_SUFFIX",)),
+    "index_files": (IndexFiles, ("INDEX_FILES",)),
 }
 
 

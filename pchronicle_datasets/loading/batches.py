@@ -34,7 +34,7 @@ from ..formats.source import MAX_RECORD_SIZE, check_record_size
 from ..gc_pause import gc_paused
 from ..quarantine import MAX_EXAMPLES, Quarantine, new_run_id
 from ..session_links import parent_links, with_children
-from ..sidecars import FOLDER_EXTENSIONS, folder_files, pair, read_sidecar
+from ..sidecars import FOLDER_EXTENSIONS, folder_files, index_note, pair, read_sidecar
 from .ids import document_ids
 from .line_parts import part_records
 from .policy import BadRecords, Policy, check_policy, prepare_quarantine
@@ -219,6 +219,8 @@ def read_batches(
     bad = BadRecords(on_bad_records, Quarantine(target, run=run, log=say, examples=MAX_EXAMPLES))
     links = parent_links(files, format)
     keep, side = pair(names)  # a sidecar listed beside its file is no document: its file's reader gets it
+    if note := index_note(names):
+        say(note)
     for i in keep:
         file, name = files[i], names[i]
         try:

@@ -32,13 +32,14 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
-from .fields import NAME, SIDECAR_SUFFIX, SUBAGENT_PREFIX
+from .fields import INDEX_FILES, NAME, SIDECAR_SUFFIX, SUBAGENT_PREFIX
 from .reader import parse_sidecar, read_session
 from .writer import encode, session_lines
 
 __all__ = [
     "ALIASES",
     "EXTENSION",
+    "INDEX_FILES",
     "NAME",
     "OUTPUT",
     "PER_DOCUMENT",

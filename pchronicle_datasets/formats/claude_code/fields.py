@@ -80,6 +80,9 @@ COMPACTION_AGENT = "acompact"  # agent ids of compaction sidechains start with i
 
 #: The sidecar of a 2.1.x subagent file: ``agent-<id>.jsonl`` beside ``agent-<id>.meta.json``.
 SIDECAR_SUFFIX = ".meta.json"
+#: Files Claude Code writes in a project folder beside its sessions that hold none (``sidecars.pair`` leaves them
+#: out of a folder's documents): the resume picker's index (2.1.x; tmc/cc ``SessionIndex``).
+INDEX_FILES = {"sessions-index.json": "the index of the project's sessions Claude Code keeps for its resume picker"}
 SUBAGENT_PREFIX = "agent-"
 
 

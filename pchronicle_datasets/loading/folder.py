@@ -1,0 +1,94 @@
+"""What ``load_dataset("pchronicle", …, data_dir=FOLDER)`` reads of a folder given without ``data_files``: the
+files the CLI reads of it (``sidecars.FOLDER_EXTENSIONS``), split as ``datasets`` infers splits only when that
+leaves no file out.
+
+``datasets`` resolves a ``data_dir`` for every packaged module alike: every file below it (a Claude Code
+project's ``tool-results/*.txt`` too, which no reader takes: the load stopped on it), and splits inferred from
+words in the paths (``test``, ``eval``, ``dev``, ``valid``…), keeping only the files of the splits it finds. A
+corpus laid out as ``data/train.jsonl`` and ``data/test.jsonl`` splits as its author meant; but a session folder
+is named after the working directory of each session (``~/.claude/projects/-home-me-dev-app``), so one project
+under a ``test`` or ``dev`` folder made the whole load that one project's split and dropped every other session
+without a word. Here the inferred splits are kept when every file of the folder is in one of them; otherwise
+every file goes to ``train``, and a warning says which splits were inferred and how many files they left out.
+``data_files`` given by the user (with or without ``data_dir``) are read as given.
+
+>>> split_folder({"test": ["p/-home-me-test-app/s.jsonl"]}, ["p/-home-me-app/s.jsonl", "p/-home-me-test-app/s.jsonl"])
+({'train': ['p/-home-me-app/s.jsonl', 'p/-home-me-test-app/s.jsonl']}, 1)
+>>> split_folder({"train": ["d/train.jsonl"], "test": ["d/test.jsonl", "d/a.txt"]}, ["d/test.jsonl", "d/train.jsonl"])
+({'train': ['d/train.jsonl'], 'test': ['d/test.jsonl']}, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..sidecars import FOLDER_EXTENSIONS
+
+__all__ = ["install", "split_folder"]
+
+
+def split_folder(inferred: Mapping[str, Sequence[str]], every: Sequence[str]) -> tuple[dict[str, list[str]], int]:
+    """``(splits, left out)``: ``inferred`` (``datasets``' splits of the folder) restricted to ``every`` (the files the
+    CLI reads of it) when they cover all of ``every``, else ``{"train": every}`` and how many files the inferred
+    splits left out."""
+    readable = set(every)
+    kept = {split: [f for f in files if f in readable] for split, files in inferred.items()}
+    kept = {split: files for split, files in kept.items() if files}
+    covered = {f for files in kept.values() for f in files}
+    if covered == readable or not readable:
+        return kept, 0
+    return {"train": list(every)}, len(readable - covered)
+
+
+def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> Any:
+    """``split_folder`` on ``datasets``' own objects: ``inferred`` a ``DataFilesDict`` of the folder."""
+    from datasets.data_files import DataFilesDict, DataFilesList
+    from datasets.utils import logging
+
+    try:
+        every = DataFilesList.from_patterns(["**"], base_path=base_path, allowed_extensions=list(FOLDER_EXTENSIONS),
+                                            download_config=download_config)  # fmt: skip
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"no file with a {', '.join(FOLDER_EXTENSIONS)} extension below {base_path} (the files the readers take)"
+        ) from None
+    splits, left_out = split_folder({str(k): list(v) for k, v in inferred.items()}, every)
+    if left_out:
+        named = ", ".join(str(k) for k in inferred)
+        logging.get_logger(__name__).warning(
+            f"pchronicle: datasets inferred the split(s) {named} from words in the paths below {base_path}, but they "
+            f"leave out {left_out} of its {len(every)} files: every file is read into the train split. To split the "
+            'folder, name the splits: data_files={"train": …, "test": …}.'
+        )
+    # Each file's origin (its modification time, an ETag) is what datasets fingerprints the prepared cache with.
+    origin = dict(zip(every, every.origin_metadata, strict=True))
+    return DataFilesDict(
+        {split: DataFilesList(files, origin_metadata=[origin[f] for f in files]) for split, files in splits.items()}
+    )
+
+
+def install(module_name: str) -> None:
+    """Make ``datasets``' resolution of a ``data_dir`` given without ``data_files`` follow this module's rule for the
+    packaged module ``module_name`` (idempotent; other modules are left as they are)."""
+    from datasets import load
+
+    factory = getattr(load, "PackagedDatasetModuleFactory", None)
+    if factory is None or getattr(factory.get_module, "_pchronicle", False):
+        return
+    resolve = factory.get_module
+
+    def get_module(self: Any) -> Any:
+        module = resolve(self)
+        if self.name != module_name or self.data_files is not None or not self.data_dir:
+            return module
+        from pathlib import Path
+
+        base_path = Path(self.data_dir).expanduser().resolve().as_posix()  # as datasets resolves it
+        module.builder_kwargs["data_files"] = _folder_data_files(
+            module.builder_kwargs["data_files"], base_path, self.download_config
+        )
+        return module
+
+    get_module._pchronicle = True  # type: ignore[attr-defined]
+    factory.get_module = get_module
