@@ -166,3 +166,23 @@ def test_a_tool_search_reads_its_arguments_and_its_output_answers_it():
     messages = pc.to_messages(pc.story_to_row(story))["messages"]
     assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call-3"]  # not an unanswered call
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == TOOL_SEARCH
+
+
+def test_a_server_tool_search_without_call_id_is_answered_by_the_output_after_it():
+    # execution "server": the Responses API gives the search and its output ids but no call_id
+    lines = [
+        TOOL_SEARCH[0],
+        TOOL_SEARCH[1],
+        {"timestamp": "2026-09-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "tool_search_call", "id": "tsc_server_1", "execution": "server", "status": "completed",
+                     "arguments": {"goal": "Find the weather tool"}}},
+        {"timestamp": "2026-09-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "tool_search_output", "id": "tso_server_1", "execution": "server", "status": "completed",
+                     "tools": [{"type": "function", "name": "get_weather", "parameters": {}}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode(b"\n".join(orjson.dumps(x) for x in lines) + b"\n", "server-search.jsonl")
+    (turn,) = [t for t in story["turns"] if t.get("tool_calls")]
+    assert turn["observation"]["results"][0]["source_call_id"] == "tsc_server_1"
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["tsc_server_1"]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines  # no call_id written back
