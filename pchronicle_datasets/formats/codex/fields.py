@@ -29,6 +29,13 @@ TEXT_PART = {"assistant": "output_text"}  # every other role: input_text
 
 #: Hosted tool calls the message model has no reader for: item type → the Storyline ``fn`` (and call kind).
 HOSTED_FN = {"tool_search_call": "tool_search", "image_generation_call": "image_generation"}
+#: The key of a hosted call's arguments, in the order looked for: Codex's ``ToolSearchCall`` writes
+#: ``arguments`` (codex-rs/protocol ``ResponseItem::ToolSearchCall {id, call_id, status, execution, arguments}``);
+#: ``action`` is kept for items that carry one.
+HOSTED_ARGS = ("arguments", "action")
+#: Hosted outputs: item type → the key of the result's content (``ToolSearchOutput {call_id, status, execution,
+#: tools}``: the tools the search loaded are what the model sees next).
+HOSTED_OUTPUTS = {"tool_search_output": "tools"}
 
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

@@ -31,12 +31,14 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
 from ..messages import Call, Message, TurnBuilder, responses
-from ..messages.model import strip
+from ..messages.model import Result, strip
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
     HINTS,
+    HOSTED_ARGS,
     HOSTED_FN,
+    HOSTED_OUTPUTS,
     NAME,
     PRE_WRAPPER_HEADER,
     SESSION,
@@ -137,19 +139,43 @@ def _user_message(value: Any) -> bool:
 
 def _hosted(item: dict, kind: str) -> Message:
     """A hosted tool call the message model has no reader for (``tool_search_call``, ``image_generation_call``):
-    a call named ``HOSTED_FN[kind]`` whose arguments are its ``action``; the other keys (an image's base64
-    ``result`` too) are leftovers."""
+    a call named ``HOSTED_FN[kind]`` whose arguments are its ``arguments`` (what Codex writes for a tool search),
+    else its ``action``; the other keys (an image's base64 ``result`` too) are leftovers."""
     m = Message(responses.SHAPE, "assistant", continues=True)
     id_key = next((k for k in ("call_id", "id") if isinstance(item.get(k), str) and item[k]), None)
+    args_key = next((k for k in HOSTED_ARGS if k in item), None)
     pointers = {"id": f"/{id_key}"} if id_key else {}
-    if "action" in item:
-        pointers["arguments"] = "/action"
+    if args_key:
+        pointers["arguments"] = f"/{args_key}"
     m.add_call(
-        Call(HOSTED_FN[kind], item.get("action", {}), item.get(id_key) if id_key else None, HOSTED_FN[kind]), **pointers
+        Call(
+            HOSTED_FN[kind], item[args_key] if args_key else {}, item.get(id_key) if id_key else None, HOSTED_FN[kind]
+        ),
+        **pointers,
     )
     for key, value in item.items():
-        if key not in ("type", "action", id_key):
+        if key not in ("type", args_key, id_key):
             m.leave(f"/{key}", value)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
+def _hosted_output(item: dict, kind: str) -> Message:
+    """A hosted output (``tool_search_output``): the result of the call its ``call_id`` names (without one: the
+    first unanswered search), its content the ``HOSTED_OUTPUTS[kind]`` value (the tools a search loaded); the
+    other keys are leftovers."""
+    m = Message(responses.SHAPE, "tool")
+    key = HOSTED_OUTPUTS[kind]
+    cid = item.get("call_id") if isinstance(item.get("call_id"), str) else None
+    pointers = {"call_id": "/call_id"} if cid is not None else {}
+    if key in item:
+        pointers["content"] = f"/{key}"
+    # A server-run search (``execution: "server"``) has no call_id: its output answers the search before it,
+    # linked by the call's name and order (the builder's rule for results without an id).
+    m.add_result(Result(item.get(key, ""), cid, None if cid is not None else HOSTED_FN["tool_search_call"]), **pointers)
+    for k, value in item.items():
+        if k != "type" and f"/{k}" not in pointers.values():
+            m.leave(f"/{k}", value)
     m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
     return m
 
@@ -296,6 +322,8 @@ class _Reader:
             return
         if isinstance(kind, str) and kind in HOSTED_FN:  # a list or object type is unhashable: not looked up
             m = _hosted(item, kind)
+        elif isinstance(kind, str) and kind in HOSTED_OUTPUTS:
+            m = _hosted_output(item, kind)
         elif responses.is_item(item):
             m = responses.read(item)
         else:

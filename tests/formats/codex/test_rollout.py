@@ -133,3 +133,56 @@ def test_documents_of_other_formats_are_written_as_a_rollout():
     (back,) = pc.into_storyline("codex", text, document_id="x.jsonl")
     assert [(t["src"], t["msg"]) for t in back["turns"]] == [("developer", "be brief"), ("user", "ls?"), ("agent", "")]
     assert back["turns"][2]["reason"] == "list" and back["turns"][2]["tool_calls"][0]["fn"] == "ls"
+
+
+# codex-rs/protocol ResponseItem::ToolSearchCall {id, call_id, status, execution, arguments} and
+# ToolSearchOutput {call_id, status, execution, tools}, as Codex 0.146 persists them (the shape of
+# jazzyalex/agent-sessions Resources/Fixtures/stage0/agents/codex/small.jsonl lines 12-13).
+TOOL_SEARCH = [
+    {"timestamp": "2026-08-03T10:48:56.000Z", "type": "session_meta",
+     "payload": {"id": "ts-thread", "cli_version": "0.146.0"}},
+    {"timestamp": "2026-08-03T10:48:56.100Z", "type": "response_item",
+     "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "add an event"}]}},
+    {"timestamp": "2026-08-03T10:48:57.000Z", "type": "response_item",
+     "payload": {"type": "tool_search_call", "id": "ts-1", "call_id": "call-3", "status": "completed",
+                 "execution": "local", "arguments": {"query": "calendar"}}},
+    {"timestamp": "2026-08-03T10:48:57.100Z", "type": "response_item",
+     "payload": {"type": "tool_search_output", "id": "tso-1", "call_id": "call-3", "status": "completed",
+                 "execution": "local", "tools": [{"type": "function", "name": "create_event", "parameters": {}}]}},
+]  # fmt: skip
+
+
+def test_a_tool_search_reads_its_arguments_and_its_output_answers_it():
+    text = b"\n".join(orjson.dumps(x) for x in TOOL_SEARCH) + b"\n"
+    (story,) = codex.decode(text, "tool-search.jsonl")
+    (turn,) = [t for t in story["turns"] if t.get("tool_calls")]
+    assert turn["tool_calls"] == [
+        {"tcid": "call-3", "fn": "tool_search", "args": {"query": "calendar"}, "kind": "tool_search"}
+    ]
+    (result,) = turn["observation"]["results"]
+    assert result == {"content": TOOL_SEARCH[3]["payload"]["tools"], "source_call_id": "call-3"}
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/3/payload/execution"] == "local" and fields["/2/payload/status"] == "completed"
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call-3"]  # not an unanswered call
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == TOOL_SEARCH
+
+
+def test_a_server_tool_search_without_call_id_is_answered_by_the_output_after_it():
+    # execution "server": the Responses API gives the search and its output ids but no call_id
+    lines = [
+        TOOL_SEARCH[0],
+        TOOL_SEARCH[1],
+        {"timestamp": "2026-09-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "tool_search_call", "id": "tsc_server_1", "execution": "server", "status": "completed",
+                     "arguments": {"goal": "Find the weather tool"}}},
+        {"timestamp": "2026-09-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "tool_search_output", "id": "tso_server_1", "execution": "server", "status": "completed",
+                     "tools": [{"type": "function", "name": "get_weather", "parameters": {}}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode(b"\n".join(orjson.dumps(x) for x in lines) + b"\n", "server-search.jsonl")
+    (turn,) = [t for t in story["turns"] if t.get("tool_calls")]
+    assert turn["observation"]["results"][0]["source_call_id"] == "tsc_server_1"
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["tsc_server_1"]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines  # no call_id written back
