@@ -42,6 +42,10 @@ ARGUMENT_SPELLINGS = {
 }
 
 _COMPACT = ARGUMENT_SPELLINGS["json_compact"]
+
+#: The inverse of a call id the reader renamed because the document already had it (``{id}#{n}``, the rule of
+#: the session-log readers): the source id back.
+ID_TRANSFORMS = {"renamed_id": lambda tcid: tcid.rsplit("#", 1)[0]}
 HINTS_VERSION = 1
 
 
@@ -66,7 +70,7 @@ class Layout:
     def __init__(self, fmt: str, document_id: str | None, inverse: Mapping[str, Any] | None = None) -> None:
         self.fmt = fmt
         self.kept = Residual(fmt, document_id)
-        self.inverse = {**ARGUMENT_SPELLINGS, **(inverse or {})}
+        self.inverse = {**ARGUMENT_SPELLINGS, **ID_TRANSFORMS, **(inverse or {})}
         self.entries: list[list[str]] = []
 
     def keep(self, pointer: str, value: Any) -> None:
@@ -127,20 +131,25 @@ class Layout:
     def openai_call(self, ptr: str, call: Any, target: str, used_ids: set[str]) -> dict[str, Any] | None:
         """One OpenAI ``tool_calls`` entry (``{"id", "type": "function", "function": {"name", "arguments"}}``)
         at ``ptr`` as the Storyline call at ``target``, or None (kept whole as residual) when it has no function
-        name or no id of its own that is new in the document. (The shared message model, formats/messages/,
-        is the future home of this rule.)"""
+        name or no string id. An id the document already has (agents reuse them: SWE-agent's own demonstration
+        trajectories do) becomes ``{id}#{n}``, as the session-log readers rename them; the source id comes back
+        through the ``renamed_id`` transform. (The shared message model, formats/messages/, is the future home
+        of this rule.)"""
         fn = call.get("function") if isinstance(call, dict) else None
         cid = call.get("id") if isinstance(call, dict) else None
         if not (walkable(call) and walkable(fn) and isinstance(fn.get("name"), str) and fn["name"]):
             self.keep(ptr, call)
             return None
-        if not (isinstance(cid, str) and cid and cid not in used_ids):
+        if not (isinstance(cid, str) and cid):
             self.keep(ptr, call)
             return None
-        used_ids.add(cid)
-        entry: dict[str, Any] = {"tcid": cid, "fn": fn["name"], "args": {}}
+        tcid, n = cid, 2
+        while tcid in used_ids:
+            tcid, n = f"{cid}#{n}", n + 1
+        used_ids.add(tcid)
+        entry: dict[str, Any] = {"tcid": tcid, "fn": fn["name"], "args": {}}
         # The keys here need no escaping: pointers by f-string (join escapes each token, a call's third of it).
-        self.map(f"{ptr}/id", cid, f"{target}/tcid", cid)
+        self.map(f"{ptr}/id", cid, f"{target}/tcid", tcid, None if tcid == cid else "renamed_id")
         self.map(f"{ptr}/function/name", fn["name"], f"{target}/fn", fn["name"])
         if "arguments" in fn:
             entry["args"] = self.map_arguments(f"{ptr}/function/arguments", fn["arguments"], f"{target}/args")
@@ -256,7 +265,7 @@ def rebuild(story: Mapping[str, Any], fields: Mapping[str, Any], inverse: Mappin
     hints = (story.get("meta") or {}).get(fmt) if isinstance(story.get("meta"), dict) else None
     if not (isinstance(hints, dict) and hints.get("version") == HINTS_VERSION and isinstance(hints.get("map"), list)):
         raise LayoutError(f"no {fmt} layout hints")
-    inverse = {**ARGUMENT_SPELLINGS, **inverse}
+    inverse = {**ARGUMENT_SPELLINGS, **ID_TRANSFORMS, **inverse}
     values: list[tuple[str, Any]] = list(fields.items())
     for entry in hints["map"]:
         if not (isinstance(entry, list) and 2 <= len(entry) <= 3 and all(isinstance(e, str) for e in entry)):

@@ -41,6 +41,7 @@ class Session:
         self.layout: list[Any] = []
         self.calls: dict[str, dict[str, Any]] = {}  # source call id → its call in the document
         self.renamed: dict[str, str] = {}
+        self.used: set[str] = set()  # every Storyline call id given
 
     def event(self, i: int, ev: Any) -> None:
         ptr, kept = f"/{i}", self.kept
@@ -136,8 +137,9 @@ class Session:
     def _call(self, req: dict, rptr: str) -> dict[str, Any]:
         cid = tcid = req["toolCallId"]
         n = 2
-        while any(c["tcid"] == tcid for c in self.calls.values()) or tcid in self.renamed:
+        while tcid in self.used:  # every id given so far (``calls`` holds only each source id's latest call)
             tcid, n = f"{cid}#{n}", n + 1
+        self.used.add(tcid)
         if tcid != cid:
             self.renamed[tcid] = cid
         call = {"tcid": tcid, "fn": req["name"], "args": req["arguments"]}

@@ -30,6 +30,7 @@ class _Reader:
         self.lay = Layout(NAME, document_id, INVERSE)
         self.turns: list[dict[str, Any]] = []
         self.by_id: dict[str, int] = {}
+        self.latest: dict[str, str] = {}  # a source call id → the Storyline id of its latest call (renamed repeats)
         self.tcids: set[str] = set()
         self.answered: set[str] = set()
 
@@ -109,6 +110,7 @@ class _Reader:
                 )
                 if entry is not None:
                     self.by_id[entry["tcid"]] = t
+                    self.latest[call["id"]] = entry["tcid"]
                     calls.append(entry)
         extra = msg.get("extra")
         if isinstance(extra, dict) and walkable(extra):
@@ -156,7 +158,8 @@ class _Reader:
                 lay.keep(f"{ptr}/{key}", val)
 
     def result(self, ptr: str, msg: dict) -> bool:
-        cid = msg.get("tool_call_id")
+        source = msg.get("tool_call_id")
+        cid = self.latest.get(source, source) if isinstance(source, str) else None  # a repeated id: its latest call
         if not (isinstance(cid, str) and cid in self.by_id and cid not in self.answered):
             return False
         self.answered.add(cid)
@@ -169,7 +172,9 @@ class _Reader:
             self.lay.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
         result["source_call_id"] = cid
         self.lay.map(f"{ptr}/role", "tool", f"{at}/source_call_id", cid, "tool_role")
-        self.lay.map(f"{ptr}/tool_call_id", cid, f"{at}/source_call_id", cid)
+        self.lay.map(
+            f"{ptr}/tool_call_id", source, f"{at}/source_call_id", cid, None if cid == source else "renamed_id"
+        )
         self.lay.rest(msg, ptr, ("role", "content", "tool_call_id"))
         results.append(result)
         return True

@@ -53,6 +53,7 @@ class _Reader:
         self.turns: list[dict[str, Any]] = []
         self.pairs: list[tuple[int, int, bool]] = []  # (turn, history index, call made from the action text)
         self.by_id: dict[str, tuple[int, int]] = {}
+        self.latest: dict[str, str] = {}  # a source call id → the Storyline id of its latest call (renamed repeats)
         self.tcids: set[str] = set()
         self.answered: set[str] = set()
 
@@ -144,6 +145,7 @@ class _Reader:
                     )
                     if entry is not None:
                         self.by_id[entry["tcid"]] = (t, len(calls))
+                        self.latest[call["id"]] = entry["tcid"]
                         calls.append(entry)
             elif isinstance(msg.get("action"), str):
                 # The text protocol: the action SWE-agent parsed from the response is run in its shell.
@@ -168,9 +170,11 @@ class _Reader:
         """A ``tool`` message answering one call by ``tool_call_ids``: a result on the calling turn. False when
         it answers no call (it is then a turn of source ``tool``)."""
         ids = msg.get("tool_call_ids")
-        if not (isinstance(ids, list) and len(ids) == 1 and ids[0] in self.by_id and ids[0] not in self.answered):
+        if not (isinstance(ids, list) and len(ids) == 1 and isinstance(ids[0], str)):
             return False
-        tcid = ids[0]
+        tcid = self.latest.get(ids[0])  # a repeated id answers its latest call
+        if tcid is None or tcid in self.answered:
+            return False
         self.answered.add(tcid)
         t, _ = self.by_id[tcid]
         results = self.turns[t].setdefault("observation", {"results": []})["results"]
@@ -181,7 +185,9 @@ class _Reader:
             self.lay.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
         result["source_call_id"] = tcid
         self.lay.map(f"{ptr}/role", "tool", f"{at}/source_call_id", tcid, "tool_role")
-        self.lay.map(f"{ptr}/tool_call_ids/0", tcid, f"{at}/source_call_id", tcid)
+        self.lay.map(
+            f"{ptr}/tool_call_ids/0", ids[0], f"{at}/source_call_id", tcid, None if tcid == ids[0] else "renamed_id"
+        )
         self.lay.rest(msg, ptr, ("role", "content", "tool_call_ids"))
         results.append(result)
         return True

@@ -79,3 +79,21 @@ def test_a_chat_document_becomes_an_events_file_that_reads_back():
     [back] = into_storyline("auto", from_storyline("copilot-cli", [doc]), document_id="events.jsonl")
     [call] = [c for t in back["turns"] for c in t.get("tool_calls", [])]
     assert (call["fn"], call["result"]) == ("ls", "a.txt")
+
+
+def test_a_call_id_repeated_three_times_is_renamed_each_time():
+    # jazzyalex/agent-sessions' Copilot fixture (stage0/agents/copilot/small.jsonl) has three requests with one
+    # id; the third used to take the first one's id again and the whole file was refused (duplicate tcid).
+    start, user = events()[0], {"type": "user.message", "data": {"content": "go"}, "id": "u", "parentId": None}
+    lines = [start, user]
+    for n in range(3):
+        req = {"toolCallId": "c", "name": "bash", "arguments": {"command": f"echo {n}"}}
+        lines.append({"type": "assistant.message", "data": {"content": str(n), "toolRequests": [req]},
+                      "id": f"a{n}", "parentId": None})  # fmt: skip
+        lines.append({"type": "tool.execution_complete", "id": f"r{n}", "parentId": None,
+                      "data": {"toolCallId": "c", "success": True, "result": {"content": f"out {n}"}}})  # fmt: skip
+    text = "".join(json.dumps(e) + "\n" for e in lines)
+    [story] = into_storyline("copilot-cli", text, document_id="events.jsonl")
+    got = [(c["tcid"], c["result"]) for t in story["turns"] for c in t.get("tool_calls", [])]
+    assert got == [("c", "out 0"), ("c#2", "out 1"), ("c#3", "out 2")]
+    assert [json.loads(line) for line in from_storyline("copilot-cli", [story]).splitlines()] == lines

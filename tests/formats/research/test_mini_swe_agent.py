@@ -89,3 +89,22 @@ def test_a_message_that_is_not_one_is_refused_with_its_pointer():
     bad = {"messages": [{"role": "user", "content": "x"}, 3], "trajectory_format": "mini-swe-agent-1"}
     with pytest.raises(FormatError, match=r"/messages/1: a message is an object with a string role, got integer"):
         pc.into_storyline("auto", orjson.dumps(bad), document_id="m.traj.json")
+
+
+def test_a_repeated_tool_call_id_is_renamed_and_its_result_stays_linked():
+    def turn(cid: str, command: str, out: str) -> list[dict]:
+        args = orjson.dumps({"command": command}).decode()
+        call = {"id": cid, "type": "function", "function": {"name": "bash", "arguments": args}}
+        return [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "content": out, "tool_call_id": cid},
+        ]
+
+    messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "fix"}]
+    messages += turn("c1", "ls", "a") + turn("c1", "pwd", "/r") + turn("c1", "id", "u")
+    record = {"info": {"exit_status": "Submitted"}, "messages": messages, "trajectory_format": "mini-swe-agent-1.1"}
+    [story] = pc.into_storyline("auto", orjson.dumps(record), document_id="r.traj.json")
+    assert calls(story) == [("c1", "bash", {"command": "ls"}), ("c1#2", "bash", {"command": "pwd"}),
+                            ("c1#3", "bash", {"command": "id"})]  # fmt: skip
+    assert results(story) == [("c1", "a"), ("c1#2", "/r"), ("c1#3", "u")]
+    assert written(pc.from_storyline("mini-swe-agent", [story])) == [record]

@@ -138,3 +138,38 @@ def test_a_message_that_is_not_one_is_refused_with_its_pointer():
 def test_a_bare_history_is_not_claimed_but_the_refusal_names_the_reader():
     with pytest.raises(FormatError, match="read it with --from swe-agent"):
         pc.into_storyline("auto", orjson.dumps({"history": TEXT_PROTOCOL["history"]}), document_id="demo.traj")
+
+
+def _fc(i: int, cid: str, command: str) -> list[dict]:
+    """An assistant message calling ``bash`` with id ``cid`` and the tool message answering it (history ``i``)."""
+    args = orjson.dumps({"command": command}).decode()
+    return [
+        {
+            "role": "assistant",
+            "content": f"step {i}",
+            "tool_calls": [{"id": cid, "type": "function", "function": {"name": "bash", "arguments": args}}],
+        },
+        {"role": "tool", "content": f"out {i}", "tool_call_ids": [cid]},
+    ]
+
+
+def test_a_repeated_call_id_is_renamed_and_its_result_stays_linked():
+    # SWE-agent's own demonstration (trajectories/demonstrations/replay__marshmallow-code__marshmallow-1867__
+    # function_calling_replace_from_source) reuses call_5iDd… for four calls: each call and result is kept,
+    # the repeats as {id}#{n} (the session-log readers' rule), and the file comes back as it was.
+    history = [{"role": "system", "content": "S"}, {"role": "user", "content": "fix"}]
+    history += _fc(2, "call_a", "ls") + _fc(4, "call_b", "cat x") + _fc(6, "call_a", "ls") + _fc(8, "call_a", "pwd")
+    record = {"history": history, "info": {"exit_status": "submitted"}}
+    [story] = pc.into_storyline("swe-agent", orjson.dumps(record), document_id="r.traj")
+    assert calls(story) == [
+        ("call_a", "bash", {"command": "ls"}),
+        ("call_b", "bash", {"command": "cat x"}),
+        ("call_a#2", "bash", {"command": "ls"}),
+        ("call_a#3", "bash", {"command": "pwd"}),
+    ]
+    assert results(story) == [("call_a", "out 2"), ("call_b", "out 4"), ("call_a#2", "out 6"), ("call_a#3", "out 8")]
+    assert [t["src"] for t in story["turns"]] == ["system", "user", "agent", "agent", "agent", "agent"]
+    out = pc.to_messages(story)["messages"]
+    assert sum(len(m.get("tool_calls") or ()) for m in out) == 4
+    assert [m["tool_call_id"] for m in out if m["role"] == "tool"] == ["call_a", "call_b", "call_a#2", "call_a#3"]
+    assert written(pc.from_storyline("swe-agent", [story])) == [record]
