@@ -23,11 +23,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import documents
-from .fields import NAME
+from .fields import INDEX_FILES, NAME
 from .reader import is_metadata, iter_records
 from .writer import encode
 
-__all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
+__all__ = [
+    "ALIASES",
+    "EXTENSION",
+    "INDEX_FILES",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "sniff",
+]
 
 ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"

@@ -10,6 +10,10 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 NAME = "gemini-cli"
+#: Files Gemini CLI keeps in a project's folder (``~/.gemini/tmp/<project hash>/``) beside its sessions that hold
+#: none (``sidecars.pair`` leaves them out of a folder's documents): the Logger's ``logs.json`` (gemini-cli
+#: ``packages/core/src/core/logger.ts``, ``LOG_FILE_NAME``), every prompt the user typed, each also in its session.
+INDEX_FILES = {"logs.json": "Gemini CLI's log of the prompts typed in the project, each also in its session"}
 AGENT_ID = "gemini-cli"
 
 #: Message ``type`` → Storyline ``(src, kind)``; ``kind`` None: derived from ``src`` (RFC-0001). ``info``,

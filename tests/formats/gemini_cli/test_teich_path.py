@@ -41,3 +41,22 @@ def test_pchronicle_reads_the_folder_as_linked_sessions(tmp_path):
     assert set(rows) == {parent, child}
     assert rows[child]["parent"]["psid"] == parent and rows[parent]["children"] == [child]
     assert rows[parent]["num_tool_calls"] == len(replay.calls(MAIN))
+
+
+def test_the_project_folder_loads_beside_the_prompt_log(tmp_path, caplog):
+    # ~/.gemini/tmp/<hash>/logs.json (gemini-cli's Logger: every prompt typed in the project) holds no session: the
+    # folder's load left it out and says so, instead of stopping on a file no reader takes (sidecars.pair).
+    import json
+    import shutil
+
+    folder = tmp_path / "tmp"
+    shutil.copytree(replay.DATA / "tmp", folder)
+    (project,) = [p for p in folder.iterdir() if p.is_dir()]
+    prompt = {"sessionId": "s", "messageId": 0, "type": "user", "message": "hi", "timestamp": "2026-10-01T09:00:00Z"}
+    (project / "logs.json").write_text(json.dumps([prompt], indent=2))
+    with caplog.at_level("WARNING"):
+        ds = datasets.load_dataset(
+            "pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=str(tmp_path / "c")
+        )
+    assert ds.num_rows == 2 and {o["format"] for o in ds["origin"]} == {"gemini-cli"}
+    assert f"left out 1 file that holds no session: {project.name}/logs.json" in caplog.text
