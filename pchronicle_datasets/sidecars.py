@@ -12,8 +12,8 @@ for the builder and the CLI to report, so a folder loads without stopping on a f
 
 >>> pair(["s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a1.meta.json", "x.meta.json"])
 ([0, 1, 3], {1: 2})
->>> pair(["p/sessions-index.json", "p/s.jsonl"]), index_files(["p/sessions-index.json", "p/s.jsonl"])[0][:13]
-(([1], {}), "Claude Code's")
+>>> pair(["p/sessions-index.json", "p/s.jsonl"]), index_files(["p/sessions-index.json", "p/s.jsonl"])[0][:21]
+(([1], {}), 'the index of the proj')
 """
 
 from __future__ import annotations
