@@ -45,6 +45,7 @@ EXPECTED = {
         "user-path": 29,
         "opaque-reasoning": 2,
     },
+    "claude_code/spotter_2.1.39/4d5611e5-241a-462a-8d15-5122611a9569.excerpt.jsonl": {"opaque-reasoning": 1},
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from datasets import load_dataset
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import claude_code, detect
@@ -20,6 +21,8 @@ TASK = DATA / "entire_2.1.1_task" / "c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl"
 SHOWCASE = DATA / "showcase" / "55550000-0000-4000-8000-000000000001.jsonl"
 COMPACT = DATA / "entire_2.1.36_compact" / "53ea1606-cf60-417b-928a-068324ecc7b3.excerpt.jsonl"
 CHILD = DATA / "showcase" / "55550000-0000-4000-8000-000000000001" / "subagents" / "agent-showcol1.jsonl"
+SPOTTER_AGENT = DATA / "spotter_2.1.39" / "agent-a7be2f0.jsonl"
+SPOTTER_COMPACT = DATA / "spotter_2.1.39" / "4d5611e5-241a-462a-8d15-5122611a9569.excerpt.jsonl"
 
 
 def lines(path: Path) -> list[dict]:
@@ -43,7 +46,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 6
+    assert len(FILES) == 8
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
@@ -152,6 +155,69 @@ def test_a_real_auto_compaction_of_2_1_36():
     assert not any(str(m["content"]).startswith("This session is being continued") for m in messages)
     progress = [line for line in src if line["type"] == "progress"]
     assert len(progress) == 6 and doc["meta"]["claude-code"]["counts"]["progress"] == 6
+
+
+def test_a_real_subagent_keeps_the_call_written_after_hook_progress(tmp_path):
+    """A real 2.1.39 subagent file (marot/spotter), loaded alone: the second call of a response is the child of
+    the first call's last hook_progress line (its result the child of that call); every call and every result of
+    the file is in the training messages, and nothing is abandoned."""
+    src = lines(SPOTTER_AGENT)
+    by_uuid = {line["uuid"]: i for i, line in enumerate(src)}
+    chain, uid = set(), src[-1]["uuid"]  # the parentUuid chain from the last line (a message) back to the root
+    while uid in by_uuid:
+        chain.add(by_uuid[uid])
+        uid = src[by_uuid[uid]]["parentUuid"]
+    off_chain_after_progress = [
+        i
+        for i, line in enumerate(src)
+        if blocks(line, "tool_use") and i not in chain and src[by_uuid[line["parentUuid"]]]["type"] == "progress"
+    ]
+    assert off_chain_after_progress == [20]  # line 21 (1-based), a Read; its result is line 23
+    calls = [b["id"] for line in src for b in blocks(line, "tool_use")]
+    results = [b["tool_use_id"] for line in src for b in blocks(line, "tool_result")]
+    ds = load_dataset(
+        "pchronicle", "claude-code", data_files=[str(SPOTTER_AGENT)], split="train", cache_dir=str(tmp_path)
+    )
+    (row,) = ds
+    doc = pc.row_to_story(row)
+    assert "abandoned" not in doc["meta"]["claude-code"]
+    assert doc["session"] == f"{src[0]['sessionId']}/agent-{src[0]['agentId']}"
+    assert doc["parent"]["psid"] == src[0]["sessionId"]
+    messages = pc.to_messages(row)["messages"]
+    assert sorted(c["id"] for m in messages for c in m.get("tool_calls") or ()) == sorted(calls)
+    assert sorted(m["tool_call_id"] for m in messages if m["role"] == "tool") == sorted(results)
+    assert len(calls) == len(set(calls)) == len(results) == 19
+
+
+def test_a_real_compaction_of_2_1_39_whose_logical_parent_is_not_in_the_file():
+    """A real 2.1.39 auto compaction (marot/spotter, lines 742-778 of session 4d5611e5…): the compact_boundary's
+    logicalParentUuid names a uuid written nowhere (not in the whole 1,512-line session either); the turns before
+    the boundary stay in the document, on the conversation, and nothing is abandoned."""
+    src = lines(SPOTTER_COMPACT)
+    (boundary,) = [i for i, line in enumerate(src) if line.get("subtype") == "compact_boundary"]
+    (summary_line,) = [i for i, line in enumerate(src) if line.get("isCompactSummary")]
+    assert src[boundary]["parentUuid"] is None and src[summary_line]["parentUuid"] == src[boundary]["uuid"]
+    assert src[boundary]["logicalParentUuid"] not in {line.get("uuid") for line in src}
+    assert [line["type"] for line in src[boundary - 10 : boundary]] == ["progress"] * 9 + ["user"]
+    doc = story(SPOTTER_COMPACT)
+    assert "abandoned" not in doc["meta"]["claude-code"]
+    kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"][f"/{boundary}"]
+    assert kept["compactMetadata"] == {"trigger": "auto", "preTokens": 170251}
+    # the text, the call and the result written before the boundary are turns of the document
+    before = [b["text"] for line in src[:boundary] for b in blocks(line, "text")]
+    assert before and all(any(text in str(t["msg"]) for t in doc["turns"]) for text in before)
+    calls = {c["tcid"] for t in doc["turns"] for c in t.get("tool_calls") or ()}
+    results = {r["source_call_id"] for t in doc["turns"] for r in (t.get("observation") or {}).get("results", ())}
+    assert {b["id"] for line in src[:boundary] for b in blocks(line, "tool_use")} <= calls
+    assert {b["tool_use_id"] for line in src[:boundary] for b in blocks(line, "tool_result")} <= results
+    # and in the training messages, before those after the compaction; the summary is not
+    (summary,) = [t for t in doc["turns"] if t.get("copied")]
+    assert summary["msg"] == src[summary_line]["message"]["content"]
+    contents = [str(m["content"]) for m in pc.to_messages(pc.story_to_row(doc), drop_copied=True)["messages"]]
+    after = next(b["text"] for line in src[boundary:] for b in blocks(line, "text") if b["text"].strip())
+    first = next(i for i, c in enumerate(contents) if before[0] in c)
+    assert first < next(i for i, c in enumerate(contents) if after in c)
+    assert not any(c.startswith("This session is being continued") for c in contents)
 
 
 def test_the_rewind_is_applied_and_the_abandoned_branch_kept():

@@ -23,11 +23,12 @@ def test_what_teich_loses_and_pchronicle_keeps():
     source = measure.source_counts(paths)
     teich = measure.teich_counts(paths)
     ours = measure.pchronicle_counts(paths)
-    assert source["results"] == teich["results"] == ours["results"] == 14
-    assert teich["unknown_tool"] == 14 and ours["resolved"] == 14  # every result's tool name
+    assert source["results"] == teich["results"] == ours["results"] == 36
+    assert teich["unknown_tool"] == 36 and ours["resolved"] == 36  # every result's tool name
     assert teich["usages"] == len(paths) and ours["usages"] == source["responses"] - 1  # one abandoned response
-    assert teich["linked_children"] == 0 and ours["linked_children"] == source["children"] == 1
-    assert teich["compact_summary_user_turns"] == source["compact_summaries"] == 2
+    assert teich["linked_children"] == 0 and ours["linked_children"] == source["children"] == 2
+    assert teich["compact_summary_user_turns"] == source["compact_summaries"] == 3
     assert ours["compact_summary_user_turns"] == 0
     assert teich["abandoned_messages_kept"] == 2 and ours["abandoned_messages_kept"] == 0
-    assert teich["signatures"] == 0 and ours["signatures"] == source["signatures"] == 10
+    assert teich["signatures"] == 0 and ours["signatures"] == source["signatures"] == 11
+    assert teich["is_error"] == 0 and ours["is_error"] == source["is_error"] == 2
