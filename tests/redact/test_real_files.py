@@ -53,6 +53,8 @@ EXPECTED = {
     "pi/large-session.excerpt.jsonl": {"user-path": 1},
     "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
     "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": {"user-path": 1},
+    # marshmallow's setup.py, shown 7 times in the trajectory, names its author's public address: a true email
+    "swe_agent/marshmallow-code__marshmallow-1867.traj": {"email": 7},
 }
 
 

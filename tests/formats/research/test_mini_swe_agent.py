@@ -44,7 +44,7 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
         assert results(story) == [(m["tool_call_id"], m["content"]) for m in source["messages"] if m["role"] == "tool"]
         assert story["task"]["result"]["status"] == source["info"]["exit_status"]
         assert story["final_metrics"] == source["info"]["model_stats"]
-        assert story["agent"]["ver"] == "2.3.0"
+        assert story["agent"]["ver"] == source["info"]["mini_version"]
     text = by_file["text_protocol.traj.json"]
     assert text["agent"]["model"] == "deepseek/deepseek-chat"
     assert [t["src"] for t in text["turns"]] == ["system", "user", "agent", "user", "agent", "exit"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from datasets import load_dataset
 
 import pchronicle_datasets as pc
 from pchronicle_datasets import FormatError
@@ -173,3 +174,26 @@ def test_a_repeated_call_id_is_renamed_and_its_result_stays_linked():
     assert sum(len(m.get("tool_calls") or ()) for m in out) == 4
     assert [m["tool_call_id"] for m in out if m["role"] == "tool"] == ["call_a", "call_b", "call_a#2", "call_a#3"]
     assert written(pc.from_storyline("swe-agent", [story])) == [record]
+
+
+MARSHMALLOW = DATA / "swe_agent" / "marshmallow-code__marshmallow-1867.traj"
+
+
+def test_a_real_trajectory_that_reuses_call_ids_keeps_every_call_and_result(tmp_path):
+    # SWE-agent's demonstration reuses call_5iDd… (4 calls) and call_ahTo… (2 calls): each is a call answered by
+    # its own tool message, not a residual call whose result becomes a user message.
+    ds = load_dataset("pchronicle", "swe-agent", data_files=[str(MARSHMALLOW)], split="train", cache_dir=str(tmp_path))
+    [story] = [pc.row_to_story(row) for row in ds]
+    [source] = records(MARSHMALLOW)
+    history = source["history"]
+    want_calls = sum(len(m.get("tool_calls") or ()) for m in history if m["role"] == "assistant")
+    want_results = sum(m["role"] == "tool" for m in history)
+    ids = [c["id"] for m in history for c in m.get("tool_calls") or ()]
+    assert len(set(ids)) < len(ids)  # the file does reuse ids
+    out = pc.to_messages(story)["messages"]
+    got_ids = [c["id"] for m in out for c in m.get("tool_calls") or ()]
+    assert len(got_ids) == len(set(got_ids)) == want_calls
+    assert [m["tool_call_id"] for m in out if m["role"] == "tool"] == got_ids
+    assert sum(m["role"] == "tool" for m in out) == want_results
+    assert [m["role"] for m in out].count("user") == sum(m["role"] == "user" for m in history)
+    assert written(pc.from_storyline("swe-agent", [story])) == [source]
