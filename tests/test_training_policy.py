@@ -193,6 +193,19 @@ SUMMARY = {**META, "extra": {"claude_code": {"context": "compact_summary"}}}
         (_doc([SUMMARY, *ANSWER]), ["compaction"]),
         (_doc([{**META, "copied": False}, *ANSWER]), []),  # a context value on a turn that is not copied
         (_doc(ANSWER, parent={"psid": "p", "rel": "compaction"}), ["compaction"]),
+        # Codex's compacted line and Pi's compaction entry: a context turn, its extra keyed "compaction"
+        (
+            _doc(
+                [
+                    *ANSWER,
+                    {"src": "system", "msg": "summary", "kind": "context", "extra": {"compaction": "compacted"}},
+                    {"src": "user", "msg": "go on"},
+                    ANSWER[1],
+                ]
+            ),
+            ["compaction"],
+        ),
+        (_doc([{"src": "system", "msg": "s", "kind": "context", "extra": {"branch_summary": {}}}, *ANSWER]), []),
         (_doc(ANSWER, parent={"psid": "p", "scid": "t1"}), ["subagent"]),
     ],
 )
@@ -200,6 +213,21 @@ def test_each_flag_by_its_rule(story, want):
     assert pc.flags(story) == want
     assert pc.flags(pc.story_to_row(story)) == want  # a row gives the same
     assert set(want) <= set(FLAGS)
+
+
+@pytest.mark.parametrize(
+    "fmt,name",
+    [
+        ("pi", "pi/before-compaction.excerpt.jsonl"),
+        ("codex", "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl"),
+    ],
+)
+def test_a_real_pi_or_codex_compaction_is_flagged(fmt, name):
+    # --drop-flagged compaction left these in: the rule knew Claude Code's markers only.
+    path = Path(__file__).resolve().parent / "data" / name
+    (story,) = pc.into_storyline(fmt, path.read_bytes(), document_id=path.name)
+    assert "compaction" in pc.flags(story)
+    assert "compaction" in pc.flags(pc.story_to_row(story))
 
 
 def test_flags_on_the_real_files_and_as_a_dataset_filter():

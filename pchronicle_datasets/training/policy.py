@@ -38,6 +38,9 @@ _FAILED_STATUS = frozenset({"failed", "failure", "fail", "error", "errored", "ti
 # output and reminders → "meta"; isCompactSummary → "compact_summary").
 _INJECTED = frozenset({"meta"})
 _COMPACTION = frozenset({"compact_summary"})
+# The key of a context turn's ``extra`` that the Codex and Pi readers write for a compaction: Codex's ``compacted``
+# lines and ``compaction`` items, Pi's ``compaction`` entries (their summary is the turn's message).
+_COMPACTION_EXTRA = "compaction"
 _CALL_BLOCK = re.compile(re.escape(TOOL_CALL[0]) + r".*?" + re.escape(TOOL_CALL[1]) + r"\n?", re.S)
 
 
@@ -97,6 +100,12 @@ def _context(turn: Mapping[str, Any]) -> str | None:
         if isinstance(value, Mapping) and isinstance(value.get("context"), str):
             return value["context"]
     return None
+
+
+def _compaction_turn(turn: Mapping[str, Any]) -> bool:
+    """A context turn a compaction wrote (``_COMPACTION_EXTRA`` in its ``extra``: Codex, Pi)."""
+    extra = turn.get("extra")
+    return turn.get("kind") == "context" and isinstance(extra, Mapping) and _COMPACTION_EXTRA in extra
 
 
 def _api_error(story: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
@@ -168,7 +177,7 @@ def flags(example: Mapping[str, Any]) -> list[str]:
         out.append("injected")
     parent = story.get("parent")
     rel = parent.get("rel") if isinstance(parent, Mapping) else None
-    if contexts & _COMPACTION or rel == "compaction":
+    if contexts & _COMPACTION or rel == "compaction" or any(_compaction_turn(t) for t in turns):
         out.append("compaction")
     if isinstance(parent, Mapping) and rel != "compaction":
         out.append("subagent")
