@@ -1,6 +1,8 @@
 """The loading rules every engine shares: the datasets builder (``builder.py``), the CLI (``cli.py``) and Spark
 (``spark/``) are thin adapters over them, so each engine gives the same rows, ids and errors.
 
+- ``folder``: what a ``data_dir`` given without ``data_files`` reads (the files the CLI reads of a folder; the splits
+  ``datasets`` infers, only when they leave no file out);
 - ``ids``: the document id of each input file (relative to ``data_dir`` or to the inputs' common parent);
 - ``split``: which big files may be read in parts, and how (``split_kind``: the one rule);
 - ``ranges``: the lines that start in a byte range of a file (``line_start``, ``read_lines``, ``byte_range``);
