@@ -21,6 +21,7 @@ every file goes to ``train``, and a warning says which splits were inferred and 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..sidecars import FOLDER_EXTENSIONS
@@ -82,8 +83,6 @@ def install(module_name: str) -> None:
         module = resolve(self)
         if self.name != module_name or self.data_files is not None or not self.data_dir:
             return module
-        from pathlib import Path
-
         base_path = Path(self.data_dir).expanduser().resolve().as_posix()  # as datasets resolves it
         module.builder_kwargs["data_files"] = _folder_data_files(
             module.builder_kwargs["data_files"], base_path, self.download_config

@@ -33,9 +33,9 @@ HOSTED_FN = {"tool_search_call": "tool_search", "image_generation_call": "image_
 #: ``arguments`` (codex-rs/protocol ``ResponseItem::ToolSearchCall {id, call_id, status, execution, arguments}``);
 #: ``action`` is kept for items that carry one.
 HOSTED_ARGS = ("arguments", "action")
-#: Hosted outputs: item type → the key of the result's content (``ToolSearchOutput {call_id, status, execution,
-#: tools}``: the tools the search loaded are what the model sees next).
-HOSTED_OUTPUTS = {"tool_search_output": "tools"}
+#: Hosted outputs: item type → (the key of the result's content, the call item it answers) (``ToolSearchOutput
+#: {call_id, status, execution, tools}``: the tools the search loaded are what the model sees next).
+HOSTED_OUTPUTS = {"tool_search_output": ("tools", "tool_search_call")}
 
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

@@ -162,17 +162,17 @@ def _hosted(item: dict, kind: str) -> Message:
 
 def _hosted_output(item: dict, kind: str) -> Message:
     """A hosted output (``tool_search_output``): the result of the call its ``call_id`` names (without one: the
-    first unanswered search), its content the ``HOSTED_OUTPUTS[kind]`` value (the tools a search loaded); the
+    first unanswered search), its content the value ``HOSTED_OUTPUTS[kind]`` names (the tools a search loaded); the
     other keys are leftovers."""
     m = Message(responses.SHAPE, "tool")
-    key = HOSTED_OUTPUTS[kind]
+    key, answers = HOSTED_OUTPUTS[kind]
     cid = item.get("call_id") if isinstance(item.get("call_id"), str) else None
     pointers = {"call_id": "/call_id"} if cid is not None else {}
     if key in item:
         pointers["content"] = f"/{key}"
     # A server-run search (``execution: "server"``) has no call_id: its output answers the search before it,
     # linked by the call's name and order (the builder's rule for results without an id).
-    m.add_result(Result(item.get(key, ""), cid, None if cid is not None else HOSTED_FN["tool_search_call"]), **pointers)
+    m.add_result(Result(item.get(key, ""), cid, None if cid is not None else HOSTED_FN[answers]), **pointers)
     for k, value in item.items():
         if k != "type" and f"/{k}" not in pointers.values():
             m.leave(f"/{k}", value)
