@@ -14,7 +14,7 @@ True
 
 from ._version import __version__ as __version__
 from .builder import BadRecordError, register
-from .errors import FormatError, PchronicleError, StorylineError
+from .errors import FormatError, NoConversationError, PchronicleError, StorylineError
 from .features import STORYLINE_FEATURES, compute_tool_stats, row_to_story, rows_to_table, story_to_row
 from .formats import convert, format_names, from_storyline, into_storyline
 from .hub import push_to_hub
@@ -64,6 +64,7 @@ __all__ = [
     "BadRecordError",
     "FormatError",
     "LossReport",
+    "NoConversationError",
     "PchronicleError",
     "RedactionConfig",
     "RedactionError",

@@ -40,7 +40,7 @@ from datasets.utils.file_utils import xopen
 from datasets.utils.py_utils import classproperty
 
 from .compression import MAX_DECOMPRESSED_SIZE
-from .errors import BadRecordError
+from .errors import BadRecordError, NoConversationError
 from .features import STORYLINE_FEATURES
 from .formats import format_names
 from .formats.base import as_bytes
@@ -48,7 +48,7 @@ from .formats.source import MAX_RECORD_SIZE
 from .loading.batches import check_options, file_records, read_error, tables
 from .loading.folder import install as install_folder_rule
 from .loading.ids import document_ids
-from .loading.policy import BadRecords, prepare_quarantine
+from .loading.policy import BadRecords, no_conversation_note, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, SplitKind, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
@@ -183,6 +183,11 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         super().download_and_prepare(*args, **kwargs)
         if self._run is None:  # nothing generated: the cache was reused
             self._report_cached()
+        elif note := no_conversation_note(_no_conversation(self._saved_skips(), self._run)):
+            if not any(split.num_examples for split in self.info.splits.values()):
+                # datasets would say 'Instruction "train" corresponds to no data!' instead
+                raise NoConversationError(f"{note}: no file of this load holds a conversation (docs/builder.md)")
+            logger.warning(f"pchronicle: {note}")  # one note for every file and worker of the generation
 
     def _prepare_split(self, split_generator, **kwargs: Any) -> None:
         if kwargs.get("num_proc") is None:  # not given: big inputs are read on every core (docs/builder.md)
@@ -270,14 +275,26 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         if bad.count:
             again = "" if first_pass else " (again: this run already quarantined them)"
             logger.warning(f"pchronicle: {bad.summary(f' in {name}')}{again}")
-        self._save_skipped(name if n == 1 else f"{name}#{k}/{n}", run, bad.count)
+        empty = bad_records.no_conversation
+        if not self._save_skipped(name if n == 1 else f"{name}#{k}/{n}", run, bad.count, empty) and empty:
+            logger.warning(f"pchronicle: {no_conversation_note(empty)}")  # streaming: no generation to sum up
 
-    def _save_skipped(self, name: str, run: str, count: int) -> None:
-        """Keep this file's skipped count with the prepared dataset, for a later load from the cache."""
+    def _save_skipped(self, name: str, run: str, count: int, empty: list[tuple[str, str]]) -> bool:
+        """Keep what this file's generation left out with the prepared dataset: the bad records' count and the
+        files that hold no conversation (``download_and_prepare`` names them in one note, and a later load
+        from the cache says it again). False when there is no prepared dataset to keep them with (streaming)."""
         folder = getattr(self, "_skipped_dir", None)
-        if not count or not folder or "://" in folder:
-            return
-        record = {"run": run, "file": name, "skipped": count, "quarantine_file": self.config.quarantine_file}
+        if not folder or "://" in folder:
+            return False
+        if not count and not empty:
+            return True
+        record = {
+            "run": run,
+            "file": name,
+            "skipped": count,
+            "quarantine_file": self.config.quarantine_file,
+            "no_conversation": empty,
+        }
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         try:
             os.makedirs(folder, exist_ok=True)
@@ -285,9 +302,10 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 json.dump(record, f)
         except OSError as exc:  # the rows are what matters; the count is a courtesy for later loads
             logger.warning(f"pchronicle: cannot keep the skipped count of {name} with the cache: {exc}")
+        return True
 
-    def _report_cached(self) -> None:
-        """A load from the cache: say what the cached splits left out when they were generated."""
+    def _saved_skips(self) -> list[dict[str, Any]]:
+        """What ``_save_skipped`` kept in the prepared dataset's folder, in file order."""
         folder = os.path.join(self._output_dir, SKIPPED_DIR)
         saved = []
         for file in sorted(glob.glob(os.path.join(glob.escape(folder), "*.json"))):
@@ -296,6 +314,13 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                     saved.append(json.load(f))
             except (OSError, ValueError):
                 continue
+        return sorted(saved, key=lambda r: str(r.get("file")))
+
+    def _report_cached(self) -> None:
+        """A load from the cache: say what the cached splits left out when they were generated."""
+        saved = self._saved_skips()
+        if note := no_conversation_note(_no_conversation(saved)):
+            logger.warning(f"pchronicle: loaded from the cache: generating it {note}")
         skipped = sum(r.get("skipped", 0) for r in saved)
         if not skipped:
             return
@@ -307,6 +332,13 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             f"{sum(1 for r in saved if r.get('skipped'))} file(s){where}; nothing new is quarantined "
             "(download_mode='force_redownload' generates again)"
         )
+
+
+def _no_conversation(saved: list[dict[str, Any]], run: str | None = None) -> list[tuple[str, str]]:
+    """The files ``saved`` (``_saved_skips``; of ``run`` when given) left out as holding no conversation."""
+    return [
+        (file, why) for r in saved if run is None or r.get("run") == run for file, why in r.get("no_conversation") or ()
+    ]
 
 
 def _read_whole(path: str) -> bytes:

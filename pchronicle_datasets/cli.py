@@ -30,13 +30,13 @@ from tqdm.auto import tqdm
 
 from .atomic import TEMP_MARK, AtomicOutput, OutputError, discard_unfinished, is_dataset_file
 from .compression import MAX_DECOMPRESSED_SIZE
-from .errors import PchronicleError, StorylineError
+from .errors import NoConversationError, PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import capability, format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
 from .formats.source import MAX_RECORD_SIZE
-from .loading.policy import CommandBadRecords
+from .loading.policy import CommandBadRecords, no_conversation_note
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .redact import Redactor
@@ -138,6 +138,8 @@ def iter_stories(
             yield rec.story
     if bad.count:
         print(bad.log.summary(), file=sys.stderr)
+    if note := no_conversation_note(bad.no_conversation):
+        print(note, file=sys.stderr)
 
 
 def _batches(stories: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[list[dict[str, Any]]]:
@@ -147,9 +149,13 @@ def _batches(stories: Iterator[dict[str, Any]], size: int = BATCH) -> Iterator[l
 
 def cmd_validate(args: argparse.Namespace) -> int:
     problems = documents = 0
+    empty: list[tuple[str, str]] = []
     for path, rec in _records(args.inputs, args.source, "validating", args.max_decompressed_size, args.max_record_size):
         if rec.error is None:
             documents += 1
+            continue
+        if isinstance(rec.error, NoConversationError):  # not a problem of the file (loading.policy)
+            empty.append((path, rec.error.reason))
             continue
         # Report every problem of a Storyline document, not only the first that refused it.
         storyline_doc = isinstance(rec.error, StorylineError) and isinstance(rec.value, dict)
@@ -157,6 +163,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for err in errors or [rec.error]:
             problems += 1
             print(err.with_context(document_id=path, line=rec.line))
+    if note := no_conversation_note(empty):
+        print(note, file=sys.stderr)
     print(f"{documents} valid document(s), {problems} problem(s) in {len(args.inputs)} file(s)", file=sys.stderr)
     return 1 if problems else 0
 
@@ -232,6 +240,9 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
     files: dict[str, dict[str, Any]] = {}
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
         entry = files.setdefault(path, {"documents": 0, "bad": 0, "reports": {t: LossReport() for t in names}})
+        if isinstance(rec.error, NoConversationError):
+            entry["no_conversation"] = rec.error.reason  # not bad: a read leaves the file out (loading.policy)
+            continue
         if rec.error is not None:
             entry["bad"] += 1
             continue
@@ -243,6 +254,7 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
             path: {
                 "documents": e["documents"],
                 "bad_records": e["bad"],
+                **({"no_conversation": e["no_conversation"]} if "no_conversation" in e else {}),
                 "targets": {
                     t: {
                         k: {"count": n, "first": r.first.get(k, ""), "document": r.first_document.get(k, "")}
@@ -256,7 +268,8 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         for path, e in files.items():
-            print(f"{path}: {e['documents']} document(s), {e['bad']} bad record(s)")
+            empty = f"; no conversation: {e['no_conversation']}" if "no_conversation" in e else ""
+            print(f"{path}: {e['documents']} document(s), {e['bad']} bad record(s){empty}")
             for target, report in e["reports"].items():
                 for line in _inventory_lines(target, report):
                     print(f"  {line}")
@@ -281,7 +294,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     shapes: collections.Counter = collections.Counter()  # messages per provider shape (the reader's hints)
     notes: collections.Counter = collections.Counter()
     flagged: collections.Counter = collections.Counter({flag: 0 for flag in FLAGS})  # pc.flags, per flag
+    empty: list[tuple[str, str]] = []
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
+        if isinstance(rec.error, NoConversationError):  # not bad: a read leaves the file out (loading.policy)
+            empty.append((path, rec.error.reason))
+            continue
         if rec.error is not None:
             totals["bad"] += 1
             bad.add(path, rec)
@@ -310,6 +327,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         **{k: totals[k] for k in ("documents", "turns", "tool calls", "with reasoning")},
         "bad_records": totals["bad"],
         "bad_records_by_reason": bad.report(),
+        "files_without_conversation": [path for path, _ in empty],
         "residual_tools": totals["residual tools"],
         "message_shapes": dict(sorted(shapes.items())),
         "notes": dict(notes),
@@ -336,6 +354,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"tool definitions kept as residual (not in /agent/tools): {totals['residual tools']}")
     for note, count in notes.items():
         print(f"note: {count} document(s): {note}")
+    if note := no_conversation_note(empty):
+        print(note)
     if tools:
         print(f"tool calls without a result: {report['tool_calls_without_result']}")
         print(f"{'tool':<32}{'calls':>8}{'success':>9}{'failure':>9}{'no result':>11}")

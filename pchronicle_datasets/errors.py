@@ -6,15 +6,16 @@ the document or file it came from (``.document_id``) and, for line-oriented sour
 ``.line``. The message says all of them, because users mostly see the ``str()`` of an error in a log.
 
 ``PchronicleError`` ─┬─ ``StorylineError`` (a document breaks RFC-0001)
-                     └─ ``FormatError`` (a source file breaks its format's rules) ── ``BadRecordError`` (a load
-                        refused a record; every engine raises it)
+                     └─ ``FormatError`` (a source file breaks its format's rules)
+                          ├─ ``BadRecordError`` (a load refused a record; every engine raises it)
+                          └─ ``NoConversationError`` (a harness's session file holds no conversation)
 """
 
 from __future__ import annotations
 
 from datasets.exceptions import DatasetGenerationError
 
-__all__ = ["BadRecordError", "FormatError", "PchronicleError", "StorylineError"]
+__all__ = ["BadRecordError", "FormatError", "NoConversationError", "PchronicleError", "StorylineError"]
 
 
 class PchronicleError(ValueError):
@@ -81,3 +82,11 @@ class BadRecordError(FormatError, DatasetGenerationError):
     and a ``DatasetGenerationError``, so ``load_dataset`` lets it through as it is instead of wrapping it in a
     bare "An error occurred while generating the dataset".
     """
+
+
+class NoConversationError(FormatError):
+    """A harness's session file holds no conversation: only bookkeeping (a session header, Claude Code's title
+    summaries or file snapshots, an empty message list). ``into_storyline`` raises it for that file; a read of
+    many files (``load_dataset``, ``read_batches``, the CLI, Spark) leaves the file out under either
+    ``on_bad_records`` and names it in one note (``loading.policy.BadRecords``, docs/builder.md): such files lie
+    in every real session folder, and none is a bad record."""

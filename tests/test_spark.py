@@ -735,3 +735,20 @@ def test_parts_read_in_place_give_the_whole_files_records(tmp_path_factory, line
         {k: v for k, v in r.items() if k != "_pos"} for r in expected
     ]
     assert [r["_pos"] for r in got] == sorted(r["_pos"] for r in got)  # file order
+
+
+@pytest.mark.parametrize("policy", ["error", "skip"])
+def test_a_file_that_holds_no_conversation_is_set_apart_not_bad(spark, tmp_path, policy):
+    # As the local loader does (loading.policy, tests/loading/test_no_conversation.py): a Claude Code summary
+    # file (the real session's own two summary lines) beside its session is left out and named, under either policy.
+    session = ROOT / "tests" / "data" / "claude_code" / "entire_2.0.76" / "488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl"
+    folder = tmp_path / "-home-me-app"
+    folder.mkdir()
+    shutil.copy(session, folder / session.name)
+    (folder / "11111111-2222-4333-8444-555555555555.jsonl").write_bytes(
+        b"".join(session.read_bytes().splitlines(True)[:2])
+    )
+    got = pcs.read(spark, str(folder), "auto", on_bad_records=policy).cache()
+    assert [r.origin.document_id for r in got.rows.collect()] == [session.name]
+    assert got.bad_records.count() == 0
+    assert [r.file for r in got.no_conversation.collect()] == ["11111111-2222-4333-8444-555555555555.jsonl"]

@@ -37,7 +37,7 @@ from ..session_links import parent_links, with_children
 from ..sidecars import FOLDER_EXTENSIONS, folder_files, index_note, pair, read_sidecar
 from .ids import document_ids
 from .line_parts import part_records
-from .policy import BadRecords, Policy, check_policy, prepare_quarantine
+from .policy import BadRecords, Policy, check_policy, no_conversation_note, prepare_quarantine
 
 __all__ = ["BATCH_SIZE", "STORY_SCHEMA", "check_options", "file_records", "input_files", "read_batches", "tables"]
 
@@ -241,6 +241,8 @@ def read_batches(
             raise read_error(exc, name) from None
     if bad.count:
         say(bad.quarantine.summary())
+    if note := no_conversation_note(bad.no_conversation):
+        say(note)
 
 
 def _read_whole(path: str) -> bytes:

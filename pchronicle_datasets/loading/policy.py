@@ -6,6 +6,10 @@
 session that breaks a rule, an invalid document — and set it aside: counted, logged, and appended with its
 error to the quarantine file when there is one).
 
+A file that holds no conversation (``errors.NoConversationError``: a session header, Claude Code's title summaries
+or file snapshots only) is not a bad record: every read leaves it out under either policy and names it in one
+note (``no_conversation_note``), since every real session folder holds such files.
+
 ``BadRecords`` applies the policy to one read (the builder's, with its own refusal); ``CommandBadRecords`` is the
 ``--on-bad-records``/``--quarantine`` policy of a command, one object for both engines of the command line
 (``cli.py``, ``spark/cli.py``) and ``redact --check``.
@@ -28,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..atomic import OutputError, check_not_input, is_inside, same_path
-from ..errors import BadRecordError, PchronicleError
+from ..errors import BadRecordError, NoConversationError, PchronicleError
 from ..formats.base import Record
 from ..quarantine import Quarantine, QuarantineError, check_writable, repair
 
@@ -39,6 +43,7 @@ __all__ = [
     "Policy",
     "check_policy",
     "check_quarantine_path",
+    "no_conversation_note",
     "prepare_quarantine",
     "refusal",
 ]
@@ -98,6 +103,7 @@ class BadRecords:
         self.policy = check_policy(policy)
         self.quarantine = quarantine
         self.refuse = refuse
+        self.no_conversation: list[tuple[str, str]] = []  # (file, why): left out, named in one note
 
     @property
     def count(self) -> int:
@@ -105,9 +111,27 @@ class BadRecords:
 
     def take(self, name: str, rec: Record) -> None:
         assert rec.error is not None
+        if isinstance(rec.error, NoConversationError):
+            self.no_conversation.append((name, rec.error.reason))
+            return
         if self.policy == "error":
             raise self.refuse(rec.error, name)
         self.quarantine.add(name, rec)
+
+
+def no_conversation_note(files: Sequence[tuple[str, str]]) -> str | None:
+    """What a read says of the files it left out as holding no conversation (``BadRecords.no_conversation``):
+    how many, and the first with its reason.
+
+    >>> no_conversation_note([("p/a.jsonl", "only its header"), ("p/b.jsonl", "only its header")])
+    'left out 2 files that hold no conversation: p/a.jsonl (only its header) and 1 more'
+    """
+    if not files:
+        return None
+    (first, why), n = files[0], len(files)
+    more = f" and {n - 1} more" if n > 1 else ""
+    files_hold = "files that hold" if n > 1 else "file that holds"
+    return f"left out {n} {files_hold} no conversation: {first}{f' ({why})' if why else ''}{more}"
 
 
 def check_quarantine_path(path: str | Path, inputs: Sequence[str], output: str | None = None) -> None:

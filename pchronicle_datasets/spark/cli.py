@@ -27,7 +27,7 @@ import fsspec
 
 from ..atomic import AtomicOutput, OutputError, check_output, is_dataset_file
 from ..formats import get_format
-from ..loading.policy import CommandBadRecords
+from ..loading.policy import CommandBadRecords, no_conversation_note
 from .read import read
 from .session import local_session
 from .write import write_format, write_parquet
@@ -125,6 +125,8 @@ def _convert(args: argparse.Namespace) -> int:
                 bad.quarantine.add_entry(row.asDict(recursive=True))
             if bad.count:
                 print(bad.quarantine.summary(), file=sys.stderr)
+        if note := no_conversation_note([(row.file, "") for row in got.no_conversation.toLocalIterator()]):
+            print(note, file=sys.stderr)
     print(f"wrote {count} document(s) to {args.output}", file=sys.stderr)
     return 0
 

@@ -23,6 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..compression import MAX_DECOMPRESSED_SIZE
+from ..errors import NoConversationError
 from ..formats.source import MAX_RECORD_SIZE
 from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, with_offsets
 from .records import RECORDS_SCHEMA, STORY_SCHEMA, session_table
@@ -51,7 +52,13 @@ class SparkRead:
     def bad_records(self) -> DataFrame:
         """One row per bad record: ``file``, ``line``, ``pointer``, ``error``, ``error_type``, ``record``
         (the fields of the local loader's quarantine entries). Empty under ``on_bad_records="error"``."""
-        return self.records.filter(F.col("_bad").isNotNull()).select("_bad.*")
+        return self.records.filter(F.col("_bad").isNotNull() & ~_no_conversation()).select("_bad.*")
+
+    @property
+    def no_conversation(self) -> DataFrame:
+        """The files left out as holding no conversation (``errors.NoConversationError``, under either policy):
+        ``file`` and ``error``, what ``loading.policy.no_conversation_note`` says of them."""
+        return self.records.filter(F.col("_bad").isNotNull() & _no_conversation()).select("_bad.file", "_bad.error")
 
     def cache(self) -> SparkRead:
         """The same read, computed once for both views (``rows`` and ``bad_records`` each scan otherwise)."""
@@ -65,6 +72,10 @@ class SparkRead:
         bad = self.bad_records
         bad.write.mode(mode).json(path)
         return bad.count()
+
+
+def _no_conversation():
+    return F.col("_bad.error_type") == NoConversationError.__name__
 
 
 def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict[str, str]) -> DataFrame:

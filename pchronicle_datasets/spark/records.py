@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..compression import MAX_DECOMPRESSED_SIZE
-from ..errors import BadRecordError, FormatError, PchronicleError
+from ..errors import BadRecordError, FormatError, NoConversationError, PchronicleError
 from ..features import STORYLINE_FEATURES, story_to_row
 from ..formats import capability, get_format, iter_records
 from ..formats.base import Record, parsed_lines
@@ -96,7 +96,9 @@ def refuse(err: PchronicleError, name: str) -> BadRecordError:
 
 def _record_row(rec: Record, part: Part, pos: int, policy: str) -> dict[str, Any]:
     if rec.error is not None:
-        if policy == "error":
+        # A file that holds no conversation is no bad record under either policy (loading.policy): it goes out
+        # with the bad records, and SparkRead sets it apart.
+        if policy == "error" and not isinstance(rec.error, NoConversationError):
             raise refuse(rec.error, part.document_id)
         return {"_order": part.order, "_pos": pos, "_bad": bad_entry(rec, part.document_id)}
     story = rec.story

@@ -21,7 +21,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from ...errors import FormatError
+from ...errors import NoConversationError
 from ...jsonio import loads
 from ...linking import SOURCE_CALL_IDS
 from ...schema import is_time
@@ -199,10 +199,9 @@ def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sid
         s.hints.append(entry)
     turns = s.b.turns
     if not any(t["src"] in ("user", "agent") for t in turns):
-        raise FormatError(
-            "no user or assistant message on the conversation chain: not a session with a conversation "
-            "(a file of snapshots or progress records only)",
-            pointer="",
+        raise NoConversationError(
+            "no user or assistant message on the conversation chain: a file of title summaries, snapshots or "
+            "progress records only",
             document_id=document_id,
         )
     for t, usages in s.usage.items():

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import FormatError, PchronicleError
+from ...errors import FormatError, NoConversationError, PchronicleError
 from ...jsonio import try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
@@ -420,7 +420,10 @@ class _Reader:
             meta[SOURCE_CALL_IDS] = self.builder.source_ids
         story["meta"] = meta
         if not self.turns:
-            raise self.error("", "the rollout holds no message, call or compaction: nothing to read as turns")
+            raise NoConversationError(
+                "the rollout holds no message, call or compaction: only its header and events",
+                document_id=self.document_id,
+            )
         try:
             return self.kept.finish(story)
         except PchronicleError as exc:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import FormatError
+from ...errors import FormatError, NoConversationError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
@@ -170,6 +170,8 @@ class Session:
                 "a Copilot CLI events file starts with a session.start event naming its sessionId; this one has none",
                 pointer="",
             )
+        if not story["turns"]:
+            raise NoConversationError("the events file holds no message: only session and tool events", pointer="")
         story["meta"] = {NAME: {"version": 1, "layout": self.layout}}
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed

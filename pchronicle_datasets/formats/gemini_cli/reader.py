@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ...errors import FormatError, PchronicleError
+from ...errors import FormatError, NoConversationError, PchronicleError
 from ...linking import SOURCE_CALL_IDS
 from ...schema import is_time
 from ..base import Record, open_file
@@ -198,6 +198,12 @@ class _Session:
             if turn is not None:
                 story["turns"].append(turn)
                 refs.append([ptr, record["id"]])
+        if not story["turns"]:
+            if records:  # every message fell into residual: refused, not left out (nothing is lost silently)
+                raise FormatError(
+                    "no message of a type this reader knows: nothing to read as turns", document_id=self.document_id
+                )
+            raise NoConversationError("the session holds no message: only its header", document_id=self.document_id)
         hints["turns"] = refs
         if self.sets:
             hints["sets"] = self.sets

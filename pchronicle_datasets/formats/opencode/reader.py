@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import FormatError
+from ...errors import FormatError, NoConversationError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
@@ -114,6 +114,10 @@ class _Reader:
             else:
                 story["turns"].append(turn)
                 layout.append(parts)
+        if not story["turns"]:
+            if layout:  # every message fell into residual: refused, not left out (nothing is lost silently)
+                raise FormatError("no message this reader can read: nothing to read as turns", pointer="/messages")
+            raise NoConversationError("the export holds no message: only the session's info", pointer="/messages")
         story["meta"] = {NAME: {"version": 1, "layout": layout}}
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed

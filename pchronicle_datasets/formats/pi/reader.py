@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import FormatError, PchronicleError
+from ...errors import FormatError, NoConversationError, PchronicleError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
@@ -357,7 +357,9 @@ class _Reader:
         story["agent"] = self.agent
         story["turns"] = self.turns
         if not self.turns:
-            raise self.error("", "the Pi session holds no message or summary: nothing to read as turns")
+            raise NoConversationError(
+                "the Pi session holds no message or summary: only its header", document_id=self.document_id
+            )
         unanswered = [
             call["tcid"]
             for t, turn in enumerate(self.turns)

@@ -12,7 +12,7 @@ import pytest
 import zstandard
 
 import pchronicle_datasets as pc
-from pchronicle_datasets import FormatError
+from pchronicle_datasets import NoConversationError
 from pchronicle_datasets.formats import codex, detect
 from pchronicle_datasets.formats.residual import source_fields
 
@@ -114,7 +114,7 @@ def test_a_failed_exit_code_counts_as_a_failure():
 
 
 def test_refusals_name_the_line():
-    with pytest.raises(FormatError, match="nothing to read as turns"):
+    with pytest.raises(NoConversationError, match="only its header and events"):
         codex.decode(b'{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}\n{"timestamp":"t",'
                      b'"type":"event_msg","payload":{"type":"task_started"}}\n', "f.jsonl")  # fmt: skip
     records = list(codex.iter_records(b'{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}\nnot json\n'
