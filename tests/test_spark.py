@@ -752,3 +752,10 @@ def test_a_file_that_holds_no_conversation_is_set_apart_not_bad(spark, tmp_path,
     assert [r.origin.document_id for r in got.rows.collect()] == [session.name]
     assert got.bad_records.count() == 0
     assert [r.file for r in got.no_conversation.collect()] == ["11111111-2222-4333-8444-555555555555.jsonl"]
+    # The data source: the documents only, and no bad record (none quarantined under skip).
+    source = spark.read.format("pchronicle").option("on_bad_records", policy)
+    if policy == "skip":
+        source = source.option("quarantine", str(tmp_path / "quarantine"))
+    assert [r.origin.document_id for r in source.load(str(folder)).collect()] == [session.name]
+    bad = spark.read.format("pchronicle").option("on_bad_records", policy).option("output", "bad_records")
+    assert bad.load(str(folder)).count() == 0

@@ -25,7 +25,9 @@ session, and a Data Source has no shuffle; a warning names each such file bigger
   is removed at planning, as it is an earlier read's); ``skip`` without it is refused, since the bad records
   would be lost;
 - ``output``: ``documents`` (default), ``bad_records`` (the bad records as rows instead: ``file``, ``line``,
-  ``pointer``, ``error``, ``error_type``, ``record``) or ``records`` (both, with the file order);
+  ``pointer``, ``error``, ``error_type``, ``record``) or ``records`` (both, with the file order); a file that
+  holds no conversation is none of the bad records (``loading.policy``): it is left out and named in the
+  executor's log, under either policy;
 - ``splitSize`` (or ``split_size``, the name ``pchronicle_datasets.spark.read`` takes): the split size in bytes
   (default ``DEFAULT_SPLIT_SIZE``, 128 MiB);
 - ``base``: the folder document ids are relative to (default: the common parent of the files);
@@ -42,6 +44,7 @@ and ``output=rows|line_counts``.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -55,9 +58,10 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
 from ..compression import MAX_DECOMPRESSED_SIZE
+from ..errors import NoConversationError
 from ..formats import format_names
 from ..formats.source import MAX_RECORD_SIZE
-from ..loading.policy import check_policy
+from ..loading.policy import check_policy, no_conversation_note
 from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files, range_bytes, with_offsets
 from .records import (
     BAD_FIELDS,
@@ -74,6 +78,8 @@ from .records import (
 __all__ = ["SCHEMAS", "PchronicleSource"]
 
 NAME = "pchronicle"
+_NO_CONVERSATION = NoConversationError.__name__  # the error_type of a file left out as holding none
+logger = logging.getLogger("pchronicle_datasets")
 _BAD_SCHEMA = pa.schema(list(BAD_FIELDS))
 SCHEMAS: dict[str, pa.Schema] = {
     "documents": STORY_SCHEMA,
@@ -208,16 +214,25 @@ class _Reader(DataSourceReader):
         output = self.options["output"]
         quarantine = self.options.get("quarantine")
         bad: list[dict] = []
+        empty: list[tuple[str, str]] = []
         for table in records:
             if output == "records":
                 yield table
                 continue
             is_bad = table.column("_bad").is_valid()
+            # A file that holds no conversation is no bad record (loading.policy): left out and said, as every
+            # read says it (the executor's log; SparkRead.no_conversation on the driver).
+            no_conversation = pc.equal(table.column("_bad").combine_chunks().field("error_type"), _NO_CONVERSATION)
+            is_empty = pc.fill_null(no_conversation, False)
+            empty += [(b["file"], "") for b in table.column("_bad").filter(is_empty).to_pylist()]
+            really_bad = pc.and_(is_bad, pc.invert(is_empty))
             if output == "bad_records":
-                yield pa.Table.from_struct_array(table.column("_bad").filter(is_bad).combine_chunks())
+                yield pa.Table.from_struct_array(table.column("_bad").filter(really_bad).combine_chunks())
                 continue
-            bad.extend(table.column("_bad").filter(is_bad).to_pylist())
+            bad.extend(table.column("_bad").filter(really_bad).to_pylist())
             yield table.filter(pc.invert(is_bad)).select(STORY_SCHEMA.names)
+        if note := no_conversation_note(empty):
+            logger.warning(f"pchronicle: {note}")
         if output == "documents" and quarantine:
             _write_quarantine(quarantine, _quarantine_name(part), bad)
 
