@@ -34,15 +34,19 @@ def session_files(args: list[str]) -> list[str]:
 
 
 def _lines(path: str) -> list[dict[str, Any]]:
-    out = []
+    """The file's records: every JSON object of every line (a line that holds two, ``{…}{…}``, gives both; a line
+    that is not JSON gives none)."""
+    out, decoder = [], json.JSONDecoder()
     for raw in Path(path).read_bytes().split(b"\n"):
-        if raw.strip():
+        text = raw.decode("utf-8", "replace").strip()
+        while text:
             try:
-                value = json.loads(raw)
+                value, end = decoder.raw_decode(text)
             except ValueError:
-                continue
+                break
             if isinstance(value, dict):
                 out.append(value)
+            text = text[end:].lstrip()
     return out
 
 

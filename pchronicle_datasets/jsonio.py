@@ -22,7 +22,17 @@ import orjson
 from .errors import FormatError
 from .pointer import join
 
-__all__ = ["dumps", "dumps_text", "json_shape", "json_type", "loads", "may_hold_big_int", "short", "try_loads"]
+__all__ = [
+    "dumps",
+    "dumps_text",
+    "json_shape",
+    "json_type",
+    "loads",
+    "may_hold_big_int",
+    "short",
+    "split_objects",
+    "try_loads",
+]
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
@@ -55,6 +65,39 @@ def loads(
     if scan and may_hold_big_int(data):
         _refuse_big_ints(data, document_id=document_id, line=line)
     return value
+
+
+def split_objects(raw: bytes, *, document_id: str | None = None, line: int | None = None) -> list[Any] | None:
+    """The JSON objects of a line that holds two or more of them one after another (``{…}{…}``), each parsed as
+    ``loads`` parses it; None for any other text (one value, a value that is no object, or text that is not JSON
+    objects throughout). An append-only log whose last line lost its newline gets the next record on the same
+    line: Claude Code's session files hold such lines (docs/formats/claude-code.md).
+
+    >>> split_objects(b'{"a": 1}{"b": [2]}'), split_objects(b'{"a": 1}'), split_objects(b'{"a": 1} x')
+    ([{'a': 1}, {'b': [2]}], None, None)
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    decoder, pieces, at = _DECODER, [], 0
+    while True:
+        at = len(text) - len(text[at:].lstrip())
+        if at == len(text):
+            break
+        try:
+            _, end = decoder.raw_decode(text, at)  # only where each value ends: loads parses it (its types)
+        except ValueError:
+            return None
+        piece = text[at:end]
+        if not piece.startswith("{"):
+            return None
+        pieces.append(loads(piece, document_id=document_id, line=line))
+        at = end
+    return pieces if len(pieces) > 1 else None
+
+
+_DECODER = json.JSONDecoder()
 
 
 def may_hold_big_int(data: bytes | bytearray | memoryview | str) -> bool:

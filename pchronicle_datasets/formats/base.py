@@ -20,6 +20,7 @@ from .source import BOM, Oversized, Source, as_source, is_blank_line, too_long, 
 
 __all__ = [
     "CAPABILITIES",
+    "INTERRUPTED",
     "UNPARSED",
     "BatchedWriter",
     "DocumentSuffix",
@@ -410,6 +411,11 @@ def read_records(
         else:
             yield from each(value, raw, document_id, number, index)
 
+
+#: The key of a harness's export hints (``/meta/<format>``) that counts the times the user stopped the agent
+#: mid-turn (Claude Code's interrupt messages, Codex's ``turn_aborted`` events): ``pc.flags`` reads it
+#: (``interrupted``). One name for every reader and the flag.
+INTERRUPTED = "interrupted"
 
 UNPARSED = object()  # the value of a JSON Lines line that parse_source(lazy=True) left for the caller to parse
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..features import is_row, row_to_story
+from ..formats.base import INTERRUPTED
 from ..linking import place_results
 from ..markup_tags import EMPTY_THINK, THINK, TOOL_CALL
 
@@ -30,7 +31,16 @@ __all__ = ["FLAGS", "TRAINABLE", "check_trainable", "flags", "message_marks", "s
 TRAINABLE = ("all", "last", "final_answer")
 
 #: Every flag ``flags`` can give, in the order it gives them.
-FLAGS = ("incomplete", "failed", "api_error", "injected", "compaction", "subagent", "tool_call_unanswered")
+FLAGS = (
+    "incomplete",
+    "failed",
+    "api_error",
+    "injected",
+    "compaction",
+    "subagent",
+    "tool_call_unanswered",
+    "interrupted",
+)
 
 # ``/task/result/status`` values that say the task failed (lower-cased).
 _FAILED_STATUS = frozenset({"failed", "failure", "fail", "error", "errored", "timeout", "timed_out", "cancelled"})
@@ -140,6 +150,16 @@ def _meta_api_errors(story: Mapping[str, Any]) -> bool:
     return False
 
 
+def _meta_interrupted(story: Mapping[str, Any]) -> bool:
+    """A harness reader counts the times the user stopped the agent in ``/meta/<format>/interrupted``
+    (``formats.base.INTERRUPTED``: Claude Code's interrupt messages, Codex's ``turn_aborted`` events)."""
+    meta = story.get("meta")
+    return any(
+        isinstance(value, Mapping) and type(value.get(INTERRUPTED)) is int and value[INTERRUPTED] > 0
+        for value in (meta.values() if isinstance(meta, Mapping) else ())
+    )
+
+
 def flags(example: Mapping[str, Any]) -> list[str]:
     """Why a conversation may not belong in a training set (``FLAGS`` order; empty: none), for a Storyline
     document or a row of ``STORYLINE_FEATURES``: ``ds.filter(lambda ex: not pc.flags(ex))``. The rule of each
@@ -183,6 +203,8 @@ def flags(example: Mapping[str, Any]) -> list[str]:
         out.append("subagent")
     if _unanswered(story, turns):
         out.append("tool_call_unanswered")
+    if _meta_interrupted(story):
+        out.append("interrupted")
     return out
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, PchronicleError
+from ...jsonio import split_objects
 from ..base import Record, documents, open_file
 from .fields import INDEX_FILES, NAME, SIDECAR_SUFFIX, SUBAGENT_PREFIX
 from .reader import parse_sidecar, read_session
@@ -105,11 +106,20 @@ def iter_records(data: Any, document_id: str | None = None, *, sidecar: bytes | 
         items = ((index, line, raw, value) for index, line, raw, value in parsed)
     lines: list[tuple[int, int, Any]] = []
     raws: list[bytes] = []
+    extra = 0  # records read from a line that holds several: every later index is a record's, not a line's
     for index, line, raw, value in items:
+        glued = split_objects(raw, document_id=document_id, line=line) if isinstance(value, FormatError) else None
+        if glued is not None:
+            # A record Claude Code appended to a line that had lost its newline (a summary or a snapshot after
+            # the last message): each is read on its own, and the writer gives each its own line.
+            lines += [(index + extra + k, line, piece) for k, piece in enumerate(glued)]
+            raws.append(raw)
+            extra += len(glued) - 1
+            continue
         if isinstance(value, FormatError):
             yield Record(line, raw, error=value)
             continue
-        lines.append((index, line, value))
+        lines.append((index + extra, line, value))
         raws.append(raw)
     if not lines:
         return

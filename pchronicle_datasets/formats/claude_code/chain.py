@@ -7,6 +7,10 @@ compactions (a ``compact_boundary`` has no ``parentUuid`` but a ``logicalParentU
 (a new root that is no message, such as the ``SessionStart`` hook record plan mode writes when it clears the
 context to implement a plan: the conversation before it goes on there).
 
+A record whose ``uuid`` is already on the conversation is a copy, not part of it (a session resumed elsewhere
+writes its last message again, same ``uuid`` and ``message.id``: a real 2.1.12 resume of a 2.1.7 session does);
+it stays residual as the records off the conversation do.
+
 The chain alone is not the whole conversation: an assistant response is written one line per content block, and
 with parallel tool calls each ``tool_result`` line is the child of *its* ``tool_use`` line, so the chain runs
 through one of them only. The conversation therefore also holds every fragment of a response on the chain (same
@@ -117,8 +121,9 @@ def conversation(lines: list[tuple[int, Any]]) -> list[int]:
         responses = {_message_id(v) for i, v in messages if i in members and v["type"] == "assistant"} - {None}
         calls = set().union(*(_blocks(v, "tool_use", "id") for i, v in messages if i in members))
         for i, v in messages:
-            if i in members:
-                continue
+            if i in members or v["uuid"] in on:
+                continue  # (a record whose uuid is on the conversation already is a copy: a resumed session
+                # writes its last message again, with the same uuid and message id; it is not a fragment)
             joins = v["type"] == "assistant" and _message_id(v) in responses
             answers = v["type"] == "user" and (ids := _blocks(v, "tool_result", "tool_use_id")) and ids <= calls
             if (joins or answers) and _hangs_from(v, on, by_uuid):

@@ -72,6 +72,12 @@ ENV_STATE = ("cwd", "gitBranch", "entrypoint", "userType", "slug")
 CONTEXT_FLAGS = {"isCompactSummary": "compact_summary", "isMeta": "meta"}
 CONTEXT_KIND = "context"
 
+#: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its
+#: ``INTERRUPT_MESSAGE`` and ``INTERRUPT_MESSAGE_FOR_TOOL_USE`` (the latter after a rejected tool call). The turn
+#: stays a user turn (the model saw it); ``/meta/claude-code/interrupted`` counts them, which ``pc.flags`` reads
+#: (``interrupted``). Only the whole text: a hook's message that quotes one is not an interrupt.
+INTERRUPT_MARKERS = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.
 SPAWN_TOOLS = ("Task", "Agent")
 REL_SPAWN = "spawn"  # RFC-0001's default relation: delegated work

@@ -25,6 +25,7 @@ from ...errors import NoConversationError
 from ...jsonio import loads
 from ...linking import SOURCE_CALL_IDS
 from ...schema import is_time
+from ..base import INTERRUPTED
 from ..messages import TurnBuilder, read_message
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .chain import conversation, is_message_record
@@ -37,6 +38,7 @@ from .fields import (
     ENV_STATE,
     ENVELOPE_KEYS,
     HINTS,
+    INTERRUPT_MARKERS,
     NAME,
     REL_COMPACTION,
     REL_SPAWN,
@@ -237,6 +239,9 @@ def _document(s: _Session, shared: dict[str, Any], sidecar: Any) -> dict[str, An
     if child:
         story["parent"] = _parent(session_id or stem, agent_id, sidecar)
     hints: dict[str, Any] = {"lines": s.hints, "shared": shared, "counts": s.counts}
+    interrupted = sum(1 for t in turns if t["src"] == "user" and t.get("msg") in INTERRUPT_MARKERS)
+    if interrupted:
+        hints[INTERRUPTED] = interrupted
     if s.gaps:
         hints["gaps"] = s.gaps
     if s.abandoned:

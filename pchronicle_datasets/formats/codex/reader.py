@@ -30,6 +30,7 @@ from ...jsonio import try_loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
+from ..base import INTERRUPTED
 from ..messages import Call, Message, TurnBuilder, responses
 from ..messages.model import Result, strip
 from ..residual import Residual, origin
@@ -208,6 +209,7 @@ class _Reader:
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.prev_total: Any = None
         self.unattributed: dict[str, int] = {}
+        self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
         self.line: int | None = None
 
     def error(self, pointer: str, reason: str) -> FormatError:
@@ -262,6 +264,9 @@ class _Reader:
                 self.agent_model = self.model
         elif kind == "event_msg" and payload.get("type") == "token_count":
             self.token_count(payload.get("info"))
+        elif kind == "event_msg" and payload.get("type") == "turn_aborted" and payload.get("reason") == "interrupted":
+            # Codex's TurnAbortReason is interrupted, replaced or review_ended: only the first is the user's.
+            self.interrupted += 1
         self.keep_line(i, value)
 
     def header(self, i: int, value: dict) -> None:
@@ -415,6 +420,8 @@ class _Reader:
             hints["rolled_back"] = {"turns": dropped_turns, "lines": dropped_lines}
         if self.unattributed:
             hints["unattributed_usage"] = self.unattributed
+        if self.interrupted:
+            hints[INTERRUPTED] = self.interrupted
         meta: dict[str, Any] = {HINTS: hints}
         if self.builder.source_ids:
             meta[SOURCE_CALL_IDS] = self.builder.source_ids

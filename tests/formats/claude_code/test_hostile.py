@@ -36,11 +36,21 @@ def mutated(draw: st.DrawFn) -> bytes:
         at = draw(st.integers(0, max(len(data) - 1, 0)))
         return data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1 :] if data else data
     # retype: one value of one line replaced by a value of another JSON type
-    values = [json.loads(x) for x in lines if x.strip()]
+    values = [v for x in lines if x.strip() for v in _records(x.decode())]
     k = draw(st.integers(0, len(values) - 1))
     key = draw(st.sampled_from(sorted(values[k]) or ["type"]))
     values[k][key] = draw(st.sampled_from([None, 1, "x", [], {}, True, [{"type": "tool_use"}]]))
     return b"".join(json.dumps(v).encode() + b"\n" for v in values)
+
+
+def _records(text: str) -> list:
+    """The JSON values of one line: one, or several written one after another (a real file has such a line)."""
+    out, decoder, text = [], json.JSONDecoder(), text.strip()
+    while text:
+        value, end = decoder.raw_decode(text)
+        out.append(value)
+        text = text[end:].lstrip()
+    return out
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -26,7 +26,15 @@ SPOTTER_COMPACT = DATA / "spotter_2.1.39" / "4d5611e5-241a-462a-8d15-5122611a956
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(raw) for raw in path.read_bytes().split(b"\n") if raw.strip()]
+    """The file's records, line by line; a line that holds several (``{…}{…}``, GLUED) gives each."""
+    out, decoder = [], json.JSONDecoder()
+    for raw in path.read_bytes().split(b"\n"):
+        text = raw.decode("utf-8").strip()
+        while text:
+            value, end = decoder.raw_decode(text)
+            out.append(value)
+            text = text[end:].lstrip()
+    return out
 
 
 def blocks(line: dict, kind: str) -> list[dict]:
@@ -46,7 +54,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 8
+    assert len(FILES) == 10
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
@@ -238,3 +246,50 @@ def test_the_same_source_writer_gives_each_file_back_as_equal_json_lines(path):
     assert [json.loads(x) for x in written.splitlines()] == lines(path)
     # and what it wrote reads back to the same document
     assert claude_code.decode(written, str(path.relative_to(DATA))) == [story(path)]
+
+
+INTERRUPT = DATA / "entire_2.1.29_interrupt" / "1ecba475-5b18-4058-a0cb-e87703f6f792.jsonl"
+
+
+def test_an_interrupt_is_counted_and_flagged_and_a_hook_that_quotes_one_is_not():
+    # Real 2.1.29 session: the user rejects an Edit (its result says so), Claude Code writes its interrupt message
+    # as a user message, and the user corrects the agent. A hook's message earlier quotes the same marker.
+    src = lines(INTERRUPT)
+    users = [line["message"]["content"] for line in src if line.get("type") == "user"]
+    texts = [c for c in users if isinstance(c, str)] + [
+        b["text"] for c in users if isinstance(c, list) for b in c if b.get("type") == "text"
+    ]
+    assert sum("[Request interrupted by user for tool use]" in t for t in texts) == 2  # the hook's quote and the marker
+    assert texts.count("[Request interrupted by user for tool use]") == 1
+    doc = story(INTERRUPT)
+    assert doc["meta"]["claude-code"]["interrupted"] == 1
+    marker = next(t for t in doc["turns"] if t.get("msg") == "[Request interrupted by user for tool use]")
+    assert marker["src"] == "user" and "copied" not in marker  # the model saw it: it stays a user turn
+    assert pc.flags(doc) == ["interrupted"] and pc.flags(pc.story_to_row(doc)) == ["interrupted"]
+    assert "interrupted" not in pc.flags(story(TASK))
+
+
+GLUED = DATA / "entire_2.1.7_glued" / "130d7b7e-5801-4345-9bd6-f32fd9b8429b.excerpt.jsonl"
+
+
+def test_a_record_glued_to_the_line_before_is_read_and_the_conversation_goes_on_through_it():
+    # Real: the session was resumed (2.1.7, then 2.1.12) and Claude Code appended a summary to a line that had
+    # lost its newline. That line's assistant message is on the conversation: the next user message hangs from it.
+    raw = GLUED.read_bytes().split(b"\n")
+    with pytest.raises(json.JSONDecodeError, match="Extra data"):
+        json.loads(raw[4])
+    glued = lines(GLUED)[4]
+    assert glued["type"] == "assistant" and lines(GLUED)[5]["type"] == "summary"
+    assert sum(1 for r in raw if r.strip()) + 1 == len(lines(GLUED))
+    doc = story(GLUED)
+    text = next(b["text"] for b in glued["message"]["content"] if b["type"] == "text")
+    assert sum(text in (t["msg"] or "") for t in doc["turns"] if t["src"] == "agent") == 1
+    assert "gaps" not in doc["meta"]["claude-code"] and doc["meta"]["claude-code"]["counts"]["summary"] == 2
+    # The next user message hangs from it through two progress lines; the resumed session (2.1.12) wrote the
+    # message again with the same uuid (record 8): a copy, off the conversation, so its text is there once.
+    records = lines(GLUED)
+    assert [i for i, r in enumerate(records) if r.get("uuid") == glued["uuid"]] == [4, 8]
+    assert records[11]["type"] == "user" and records[11]["message"]["content"] in [t["msg"] for t in doc["turns"]]
+    assert doc["meta"]["claude-code"]["abandoned"] == [8]
+    # Written back, each record on its own line: the same records.
+    assert [json.loads(x) for x in claude_code.encode([doc]).splitlines()] == lines(GLUED)

@@ -186,3 +186,28 @@ def test_a_server_tool_search_without_call_id_is_answered_by_the_output_after_it
     messages = pc.to_messages(pc.story_to_row(story))["messages"]
     assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["tsc_server_1"]
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines  # no call_id written back
+
+
+def test_a_turn_the_user_interrupted_is_counted_and_flagged():
+    # Codex's TurnAbortedEvent {reason} (TurnAbortReason: interrupted, replaced, review_ended; newer builds add
+    # turn_id): only "interrupted" is the user stopping the agent.
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run the tests"}]}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "event_msg",
+         "payload": {"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"}},
+        {"timestamp": "2026-01-01T00:00:03Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "use pytest -x"}]}},
+        {"timestamp": "2026-01-01T00:00:04Z", "type": "event_msg",
+         "payload": {"type": "turn_aborted", "turn_id": "t2", "reason": "replaced"}},
+        {"timestamp": "2026-01-01T00:00:05Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    assert story["meta"]["codex"]["interrupted"] == 1
+    assert pc.flags(story) == ["interrupted"]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines  # the events stay residual
+    replaced = [line for line in lines if line["payload"].get("reason") != "interrupted"]
+    (other,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in replaced), "f.jsonl")
+    assert "interrupted" not in other["meta"]["codex"] and pc.flags(other) == []
