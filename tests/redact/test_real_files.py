@@ -46,6 +46,16 @@ EXPECTED = {
         "opaque-reasoning": 2,
     },
     "claude_code/spotter_2.1.39/4d5611e5-241a-462a-8d15-5122611a9569.excerpt.jsonl": {"opaque-reasoning": 1},
+    # the test fixture's address (test@test.com) a session's test code writes, 4 times: a true email
+    "claude_code/entire_2.1.29_interrupt/1ecba475-5b18-4058-a0cb-e87703f6f792.jsonl": {
+        "email": 4,
+        "opaque-reasoning": 8,
+        "user-path": 57,
+    },
+    "claude_code/entire_2.1.7_glued/130d7b7e-5801-4345-9bd6-f32fd9b8429b.excerpt.jsonl": {
+        "opaque-reasoning": 4,
+        "user-path": 180,
+    },
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},

@@ -37,5 +37,39 @@ HOSTED_ARGS = ("arguments", "action")
 #: {call_id, status, execution, tools}``: the tools the search loaded are what the model sees next).
 HOSTED_OUTPUTS = {"tool_search_output": ("tools", "tool_search_call")}
 
+#: A user-role message Codex writes itself, not the user's words: its ``CONTEXTUAL_USER_MARKERS`` (codex-rs: a
+#: text part that starts and ends with the pair, ASCII case ignored; "not user intent and must not create
+#: user-turn boundaries"), with the older ``<user_instructions>`` and ``<context_update>``. Start marker → the
+#: name the turn's ``extra.codex.context`` gets; the turn is ``copied: true``, ``kind: "context"`` (a training
+#: map leaves it out with ``drop_copied=True``), as Claude Code's ``isMeta`` lines are.
+CONTEXTUAL_USER_MARKERS = {
+    "# AGENTS.md instructions for ": ("</INSTRUCTIONS>", "agents_md"),
+    "<user_instructions>": ("</user_instructions>", "user_instructions"),
+    "<agents_instructions>": ("</agents_instructions>", "agents_instructions"),
+    "<environment_context>": ("</environment_context>", "environment_context"),
+    "<context_update>": ("</context_update>", "context_update"),
+    "<multiagent_context>": ("</multiagent_context>", "multiagent_context"),
+    "<skill>": ("</skill>", "skill"),
+    "<user_shell_command>": ("</user_shell_command>", "user_shell_command"),
+    "<turn_aborted>": ("</turn_aborted>", "turn_aborted"),
+    "<subagent_notification>": ("</subagent_notification>", "subagent_notification"),
+    "<goal_context>": ("</goal_context>", "goal_context"),
+}
+
+
+def contextual(text: str) -> str | None:
+    """The context name of a text part Codex writes itself (``CONTEXTUAL_USER_MARKERS``), or None.
+
+    >>> contextual("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>\n"), contextual("hi <skill>")
+    ('environment_context', None)
+    """
+    text = text.strip()
+    low = text.lower()
+    for start, (end, name) in CONTEXTUAL_USER_MARKERS.items():
+        if low.startswith(start.lower()) and low.endswith(end.lower()) and len(text) >= len(start) + len(end):
+            return name
+    return None
+
+
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

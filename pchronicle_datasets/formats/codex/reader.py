@@ -45,6 +45,7 @@ from .fields import (
     SESSION,
     USAGE,
     WRAPPER_TYPES,
+    contextual,
 )
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
@@ -136,6 +137,16 @@ def _event(value: Any) -> str | None:
 def _user_message(value: Any) -> bool:
     item = value.get("payload") if isinstance(value, dict) and value.get("type") == "response_item" else value
     return isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user"
+
+
+def _contextual(msg: Any) -> str | None:
+    """``fields.contextual`` of a user turn's message: of its text, or of any text part (Codex's rule: one
+    contextual part makes the message context)."""
+    if isinstance(msg, str):
+        return contextual(msg)
+    parts = msg if isinstance(msg, list) else ()
+    texts = (p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return next((name for text in texts if (name := contextual(text)) is not None), None)
 
 
 def _hosted(item: dict, kind: str) -> Message:
@@ -349,6 +360,8 @@ class _Reader:
                     turn["model"] = self.model
                 if self.effort is not None:
                     turn["effort"] = self.effort
+            elif turn["src"] == "user" and (context := _contextual(turn.get("msg"))) is not None:
+                turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):
                 t = None
         elif ts is not None:

@@ -211,3 +211,42 @@ def test_a_turn_the_user_interrupted_is_counted_and_flagged():
     replaced = [line for line in lines if line["payload"].get("reason") != "interrupted"]
     (other,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in replaced), "f.jsonl")
     assert "interrupted" not in other["meta"]["codex"] and pc.flags(other) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [  # the texts of codex-rs's own tests of its contextual user fragments
+        ("<environment_context>\n<cwd>/tmp</cwd>\n</environment_context>", "environment_context"),
+        ("# AGENTS.md instructions for /tmp\n\n<INSTRUCTIONS>\nbody\n</INSTRUCTIONS>", "agents_md"),
+        ("<SUBAGENT_NOTIFICATION>{}</subagent_notification>", "subagent_notification"),
+        ("<user_shell_command>echo hi</user_shell_command>", "user_shell_command"),
+        ("<skill>\n<name>demo</name>\n<path>skills/demo/SKILL.md</path>\nbody\n</skill>", "skill"),
+        ("<turn_aborted>\n  <turn_id>t-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>", "turn_aborted"),
+        ("hello", None),
+        ("fix the <skill> parser", None),
+        ("<environment_context> is the tag to parse", None),  # a start marker without its end: the user's words
+    ],
+)
+def test_a_message_codex_writes_itself_is_a_context_turn(text, context):
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]}},
+        {"timestamp": "2026-01-01T00:00:03Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    first, prompt = story["turns"][:2]
+    assert first["src"] == prompt["src"] == "user" and "copied" not in prompt
+    if context is None:
+        assert "copied" not in first and "extra" not in first
+    else:
+        assert first["copied"] is True and first["kind"] == "context"
+        assert first["extra"] == {"codex": {"context": context}}
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+    row = pc.story_to_row(story)
+    kept = [m["content"] for m in pc.to_messages(row, drop_copied=True)["messages"] if m["role"] == "user"]
+    assert kept == (["fix it"] if context else [text, "fix it"])
+    assert pc.flags(story) == []  # a session prefix is not a reason to leave the conversation out
