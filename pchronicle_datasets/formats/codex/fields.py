@@ -60,7 +60,7 @@ CONTEXTUAL_USER_MARKERS = {
 def contextual(text: str) -> str | None:
     """The context name of a text part Codex writes itself (``CONTEXTUAL_USER_MARKERS``), or None.
 
-    >>> contextual("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>\n"), contextual("hi <skill>")
+    >>> contextual("<environment_context><cwd>/w</cwd></environment_context>"), contextual("hi <skill>")
     ('environment_context', None)
     """
     text = text.strip()
