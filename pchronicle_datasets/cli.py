@@ -30,13 +30,13 @@ from tqdm.auto import tqdm
 
 from .atomic import TEMP_MARK, AtomicOutput, OutputError, discard_unfinished, is_dataset_file
 from .compression import MAX_DECOMPRESSED_SIZE
-from .errors import NoConversationError, PchronicleError, StorylineError
+from .errors import PchronicleError, StorylineError
 from .features import compute_tool_stats, rows_to_table, story_to_row
 from .formats import capability, format_names, formats, get_format, iter_records
 from .formats.base import Record
 from .formats.residual import residual_tools
 from .formats.source import MAX_RECORD_SIZE
-from .loading.policy import CommandBadRecords, no_conversation_note
+from .loading.policy import CommandBadRecords, no_conversation, no_conversation_note
 from .losses import LossReport, collect_losses
 from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .redact import Redactor
@@ -154,8 +154,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if rec.error is None:
             documents += 1
             continue
-        if isinstance(rec.error, NoConversationError):  # not a problem of the file (loading.policy)
-            empty.append((path, rec.error.reason))
+        if (why := no_conversation(rec.error)) is not None:  # not a problem of the file (loading.policy)
+            empty.append((path, why))
             continue
         # Report every problem of a Storyline document, not only the first that refused it.
         storyline_doc = isinstance(rec.error, StorylineError) and isinstance(rec.value, dict)
@@ -240,8 +240,8 @@ def cmd_inspect_losses(args: argparse.Namespace) -> int:
     files: dict[str, dict[str, Any]] = {}
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
         entry = files.setdefault(path, {"documents": 0, "bad": 0, "reports": {t: LossReport() for t in names}})
-        if isinstance(rec.error, NoConversationError):
-            entry["no_conversation"] = rec.error.reason  # not bad: a read leaves the file out (loading.policy)
+        if (why := no_conversation(rec.error)) is not None:
+            entry["no_conversation"] = why  # not bad: a read leaves the file out (loading.policy)
             continue
         if rec.error is not None:
             entry["bad"] += 1
@@ -296,8 +296,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     flagged: collections.Counter = collections.Counter({flag: 0 for flag in FLAGS})  # pc.flags, per flag
     empty: list[tuple[str, str]] = []
     for path, rec in _records(args.inputs, args.source, "inspecting", args.max_decompressed_size, args.max_record_size):
-        if isinstance(rec.error, NoConversationError):  # not bad: a read leaves the file out (loading.policy)
-            empty.append((path, rec.error.reason))
+        if (why := no_conversation(rec.error)) is not None:  # not bad: a read leaves the file out (loading.policy)
+            empty.append((path, why))
             continue
         if rec.error is not None:
             totals["bad"] += 1

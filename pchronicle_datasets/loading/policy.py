@@ -43,6 +43,7 @@ __all__ = [
     "Policy",
     "check_policy",
     "check_quarantine_path",
+    "no_conversation",
     "no_conversation_note",
     "prepare_quarantine",
     "refusal",
@@ -111,12 +112,18 @@ class BadRecords:
 
     def take(self, name: str, rec: Record) -> None:
         assert rec.error is not None
-        if isinstance(rec.error, NoConversationError):
-            self.no_conversation.append((name, rec.error.reason))
+        if (why := no_conversation(rec.error)) is not None:
+            self.no_conversation.append((name, why))
             return
         if self.policy == "error":
             raise self.refuse(rec.error, name)
         self.quarantine.add(name, rec)
+
+
+def no_conversation(err: Exception | None) -> str | None:
+    """Why the file holds no conversation when ``err`` says so (a ``NoConversationError``: no bad record, every
+    read leaves the file out), else None: the one test every read and command makes."""
+    return err.reason if isinstance(err, NoConversationError) else None
 
 
 def no_conversation_note(files: Sequence[tuple[str, str]]) -> str | None:

@@ -23,10 +23,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..compression import MAX_DECOMPRESSED_SIZE
-from ..errors import NoConversationError
 from ..formats.source import MAX_RECORD_SIZE
 from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, with_offsets
-from .records import RECORDS_SCHEMA, STORY_SCHEMA, session_table
+from .records import NO_CONVERSATION, RECORDS_SCHEMA, STORY_SCHEMA, session_table
 from .source import NAME, PchronicleSource, options_of
 
 __all__ = ["SparkRead", "read", "register"]
@@ -75,7 +74,7 @@ class SparkRead:
 
 
 def _no_conversation():
-    return F.col("_bad.error_type") == NoConversationError.__name__
+    return F.col("_bad.error_type") == NO_CONVERSATION
 
 
 def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict[str, str]) -> DataFrame:

@@ -35,7 +35,7 @@ from ..formats.base import Record, parsed_lines
 from ..formats.source import MAX_RECORD_SIZE, is_blank_line
 from ..jsonio import loads, may_hold_big_int
 from ..loading.line_parts import line_records, line_value
-from ..loading.policy import refusal
+from ..loading.policy import no_conversation, refusal
 from ..loading.ranges import count_lines
 from ..quarantine import quarantine_entry
 from .plan import Part
@@ -54,6 +54,9 @@ __all__ = [
 BATCH = 256  # documents per Arrow batch, as the local loader's default batch_size
 
 STORY_SCHEMA: pa.Schema = STORYLINE_FEATURES.arrow_schema
+#: The ``error_type`` of a ``_bad`` entry that is a file left out as holding no conversation (``loading.policy``):
+#: no bad record, set apart by ``SparkRead`` and the data source.
+NO_CONVERSATION = NoConversationError.__name__
 BAD_FIELDS = pa.struct(
     [
         ("file", pa.string()),
@@ -98,7 +101,7 @@ def _record_row(rec: Record, part: Part, pos: int, policy: str) -> dict[str, Any
     if rec.error is not None:
         # A file that holds no conversation is no bad record under either policy (loading.policy): it goes out
         # with the bad records, and SparkRead sets it apart.
-        if policy == "error" and not isinstance(rec.error, NoConversationError):
+        if policy == "error" and no_conversation(rec.error) is None:
             raise refuse(rec.error, part.document_id)
         return {"_order": part.order, "_pos": pos, "_bad": bad_entry(rec, part.document_id)}
     story = rec.story

@@ -58,7 +58,6 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StructType
 
 from ..compression import MAX_DECOMPRESSED_SIZE
-from ..errors import NoConversationError
 from ..formats import format_names
 from ..formats.source import MAX_RECORD_SIZE
 from ..loading.policy import check_policy, no_conversation_note
@@ -66,6 +65,7 @@ from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files,
 from .records import (
     BAD_FIELDS,
     COUNTS_SCHEMA,
+    NO_CONVERSATION,
     RANGE_SCHEMA,
     RECORDS_SCHEMA,
     STORY_SCHEMA,
@@ -78,7 +78,6 @@ from .records import (
 __all__ = ["SCHEMAS", "PchronicleSource"]
 
 NAME = "pchronicle"
-_NO_CONVERSATION = NoConversationError.__name__  # the error_type of a file left out as holding none
 logger = logging.getLogger("pchronicle_datasets")
 _BAD_SCHEMA = pa.schema(list(BAD_FIELDS))
 SCHEMAS: dict[str, pa.Schema] = {
@@ -222,7 +221,7 @@ class _Reader(DataSourceReader):
             is_bad = table.column("_bad").is_valid()
             # A file that holds no conversation is no bad record (loading.policy): left out and said, as every
             # read says it (the executor's log; SparkRead.no_conversation on the driver).
-            no_conversation = pc.equal(table.column("_bad").combine_chunks().field("error_type"), _NO_CONVERSATION)
+            no_conversation = pc.equal(table.column("_bad").combine_chunks().field("error_type"), NO_CONVERSATION)
             is_empty = pc.fill_null(no_conversation, False)
             empty += [(b["file"], "") for b in table.column("_bad").filter(is_empty).to_pylist()]
             really_bad = pc.and_(is_bad, pc.invert(is_empty))
