@@ -23,8 +23,9 @@ from collections.abc import Sequence
 
 __all__ = ["FOLDER_EXTENSIONS", "folder_files", "index_files", "index_note", "pair", "read_sidecar", "sidecar_names"]
 
-#: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too).
-FOLDER_EXTENSIONS = (".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz")
+#: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too): every
+#: format's ``EXTENSION`` (SWE-agent writes ``.traj``) and the compressed files.
+FOLDER_EXTENSIONS = (".json", ".jsonl", ".traj", ".gz", ".zst", ".bz2", ".xz")
 
 
 def sidecar_names(name: str) -> list[str]:

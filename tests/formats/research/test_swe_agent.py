@@ -197,3 +197,21 @@ def test_a_real_trajectory_that_reuses_call_ids_keeps_every_call_and_result(tmp_
     assert sum(m["role"] == "tool" for m in out) == want_results
     assert [m["role"] for m in out].count("user") == sum(m["role"] == "user" for m in history)
     assert written(pc.from_storyline("swe-agent", [story])) == [source]
+
+
+def test_a_folder_of_traj_files_loads_through_data_dir_and_the_cli(tmp_path):
+    # SWE-agent writes <instance>.traj: a data_dir or a folder given to the CLI reads them (sidecars.FOLDER_EXTENSIONS
+    # holds every format's EXTENSION), as every other harness's folder. Before, data_dir found no file.
+    from pchronicle_datasets.cli import main
+    from pchronicle_datasets.formats import formats
+    from pchronicle_datasets.sidecars import FOLDER_EXTENSIONS
+
+    assert all(m.EXTENSION.endswith(FOLDER_EXTENSIONS) for m in formats())
+    folder = DATA / "swe_agent"
+    ds = load_dataset("pchronicle", "auto", data_dir=str(folder), cache_dir=str(tmp_path / "c"))["train"]
+    assert sorted(o["document_id"] for o in ds["origin"]) == sorted(p.name for p in folder.glob("*.traj"))
+    out = ds.map(pc.to_messages, batched=True, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
+    calls_in = sum(len(t.get("tool_calls") or []) for r in ds for t in pc.row_to_story(r)["turns"])
+    assert calls_in and sum(len(m["tool_calls"] or []) for r in out for m in r["messages"]) == calls_in
+    assert main(["convert", str(folder), "--to", "storyline", "-o", str(tmp_path / "out.jsonl")]) == 0
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == len(ds)
