@@ -126,6 +126,23 @@ def test_json_values_are_exact_where_datasets_json_is_not():
     )
 
 
+def test_arguments_that_were_not_json_stay_text_when_a_stored_row_is_decoded():
+    """docs/training.md, ``arguments``: the dataset form keeps the source's text, and decoding it gives that text
+    back (nothing is lost, so nothing is counted); only ``to_messages(arguments="object")`` writes ``{}``."""
+    call = {"tcid": "c1", "fn": "ls", "args": "{not json"}
+    turns = [{"id": 1, "src": "user", "msg": "go"}, {"id": 2, "src": "agent", "msg": "", "tool_calls": [call]}]
+    story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": turns}
+    [row] = _mapped([story], pc.to_messages, pc.MESSAGES_FEATURES)
+    with pc.collect_losses() as report:
+        decoded = pc.decode_messages(row)
+    assert decoded["messages"][1]["tool_calls"][0]["function"]["arguments"] == "{not json"
+    assert not report.counts
+    with pc.collect_losses() as report:
+        direct = pc.to_messages(story, arguments="object")
+    assert direct["messages"][1]["tool_calls"][0]["function"]["arguments"] == {}
+    assert report.counts == {"invalid_arguments": 1}
+
+
 def test_every_key_is_in_every_message_and_tools_is_json_text():
     out = pc.to_messages(NO_TOOLS)
     assert out["tools"] == "[]"

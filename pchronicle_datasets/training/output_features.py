@@ -137,8 +137,9 @@ def _arguments(text: Any) -> Any:
 
 def decode_messages(row: Mapping[str, Any], *, arguments: str = "object") -> dict[str, Any]:
     """The chat-template form of a ``MESSAGES_FEATURES`` row (from ``to_messages``, a ``Dataset`` or Parquet):
-    keys only where they have a value, ``tools`` as a list, arguments as objects (``arguments="object"``) or
-    JSON text (``"string"``) — what ``tokenizer.apply_chat_template(out["messages"], tools=out["tools"])`` takes.
+    keys only where they have a value, ``tools`` as a list, arguments as objects (``arguments="object"``; those
+    whose source text was not JSON stay that text, as stored: nothing to count) or JSON text (``"string"``) —
+    what ``tokenizer.apply_chat_template(out["messages"], tools=out["tools"])`` takes.
 
     >>> row = {"messages": [{"role": "user", "content": "hi", "reasoning_content": None, "name": None,
     ...                      "tool_call_id": None, "tool_calls": None}], "tools": "[]"}
