@@ -28,6 +28,7 @@ import pchronicle_datasets.spark as pcs
 from pchronicle_datasets.hub import card_text
 from pchronicle_datasets.quarantine import read_quarantine
 from pchronicle_datasets.spark.plan import plan_files
+from pchronicle_datasets.spark.records import NO_CONVERSATION
 from pchronicle_datasets.training.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
 from tests.hub_fake import fake_hub
 
@@ -759,3 +760,7 @@ def test_a_file_that_holds_no_conversation_is_set_apart_not_bad(spark, tmp_path,
     assert [r.origin.document_id for r in source.load(str(folder)).collect()] == [session.name]
     bad = spark.read.format("pchronicle").option("on_bad_records", policy).option("output", "bad_records")
     assert bad.load(str(folder)).count() == 0
+    # output="records" (what read() reads) keeps it as the one _bad entry of its kind, which read() sets apart.
+    records = spark.read.format("pchronicle").option("on_bad_records", policy).option("output", "records")
+    kept = [r._bad for r in records.load(str(folder)).collect() if r._bad is not None]
+    assert [(r.file, r.error_type) for r in kept] == [("11111111-2222-4333-8444-555555555555.jsonl", NO_CONVERSATION)]

@@ -26,8 +26,10 @@ session, and a Data Source has no shuffle; a warning names each such file bigger
   would be lost;
 - ``output``: ``documents`` (default), ``bad_records`` (the bad records as rows instead: ``file``, ``line``,
   ``pointer``, ``error``, ``error_type``, ``record``) or ``records`` (both, with the file order); a file that
-  holds no conversation is none of the bad records (``loading.policy``): it is left out and named in the
-  executor's log, under either policy;
+  holds no conversation is none of the documents or bad records (``loading.policy``): it is left out and named
+  in the executor's log, under either policy. ``records``, the form ``pchronicle_datasets.spark.read`` reads,
+  keeps it as a ``_bad`` entry whose ``error_type`` is ``records.NO_CONVERSATION``, which ``read(…)`` sets
+  apart as ``.no_conversation``;
 - ``splitSize`` (or ``split_size``, the name ``pchronicle_datasets.spark.read`` takes): the split size in bytes
   (default ``DEFAULT_SPLIT_SIZE``, 128 MiB);
 - ``base``: the folder document ids are relative to (default: the common parent of the files);
