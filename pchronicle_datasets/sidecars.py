@@ -7,8 +7,9 @@ files of a folder through ``pair``: a sidecar listed beside its file is taken ou
 the file's reader instead, so it is never read as a document of its own.
 
 A format may also name files its harness writes beside the sessions that hold none (``INDEX_FILES``: Claude
-Code's ``sessions-index.json``): ``pair`` leaves them out of the documents, and ``index_files`` says what each is,
-for the builder and the CLI to report, so a folder loads without stopping on a file no reader takes.
+Code's ``sessions-index.json``; a key ending in ``/`` names a folder, every file below a folder of that name:
+Claude Code's ``tool-results/``): ``pair`` leaves them out of the documents, and ``index_files`` says what each
+is, for the builder and the CLI to report, so a folder loads without stopping on a file no reader takes.
 
 >>> pair(["s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a1.meta.json", "x.meta.json"])
 ([0, 1, 3], {1: 2})
@@ -42,18 +43,28 @@ def sidecar_names(name: str) -> list[str]:
 
 
 def index_files(names: Sequence[str]) -> dict[int, str]:
-    """The files of ``names`` that a format's ``INDEX_FILES`` names (by their base name), each with what it is."""
+    """The files of ``names`` that a format's ``INDEX_FILES`` names (by their base name, or a folder they are
+    below), each with what it is.
+
+    >>> found = index_files(["p/s.jsonl", "p/s/tool-results/toolu_01.json", "p/s/tool-results/p1/page-1.json"])
+    >>> sorted(found), found[1]
+    ([1, 2], 'a tool output Claude Code kept apart, too big for the conversation')
+    """
     from .formats import capability, formats
 
     known: dict[str, str] = {}
     for module in formats():
         if capability(module, "index_files") is not None:
             known.update(module.INDEX_FILES)
-    return {
-        i: known[base]
-        for i, name in enumerate(names)
-        if (base := name.replace(os.sep, "/").rsplit("/", 1)[-1]) in known
-    }
+    folders = {key.rstrip("/"): what for key, what in known.items() if key.endswith("/")}
+    out: dict[int, str] = {}
+    for i, name in enumerate(names):
+        *parents, base = name.replace(os.sep, "/").split("/")
+        if base in known:
+            out[i] = known[base]
+        elif found := next((folders[p] for p in parents if p in folders), None):
+            out[i] = found
+    return out
 
 
 def index_note(names: Sequence[str]) -> str | None:

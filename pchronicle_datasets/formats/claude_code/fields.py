@@ -87,8 +87,15 @@ COMPACTION_AGENT = "acompact"  # agent ids of compaction sidechains start with i
 #: The sidecar of a 2.1.x subagent file: ``agent-<id>.jsonl`` beside ``agent-<id>.meta.json``.
 SIDECAR_SUFFIX = ".meta.json"
 #: Files Claude Code writes in a project folder beside its sessions that hold none (``sidecars.pair`` leaves them
-#: out of a folder's documents): the resume picker's index (2.1.x; tmc/cc ``SessionIndex``).
-INDEX_FILES = {"sessions-index.json": "the index of the project's sessions Claude Code keeps for its resume picker"}
+#: out of a folder's documents): the resume picker's index (2.1.x; tmc/cc ``SessionIndex``), and every file below
+#: ``<session>/tool-results/``: a tool output too big for the conversation, kept whole there, ``<id>.txt`` for
+#: text and ``<id>.json`` for an MCP tool's content blocks (``[{"type": "text", "text": …}]``), which a folder's
+#: listing takes, so the first one stopped the load. The session's own result holds what the model saw: the
+#: ``<persisted-output>`` preview, with the file's path.
+INDEX_FILES = {
+    "sessions-index.json": "the index of the project's sessions Claude Code keeps for its resume picker",
+    "tool-results/": "a tool output Claude Code kept apart, too big for the conversation",
+}
 SUBAGENT_PREFIX = "agent-"
 
 

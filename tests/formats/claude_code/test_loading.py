@@ -48,13 +48,16 @@ def test_the_cli_reads_a_folder(tmp_path, capsys):
 
 
 def test_a_project_folder_loads_beside_the_files_claude_code_keeps_there(tmp_path, caplog, capsys):
-    # Claude Code keeps big tool outputs in <session>/tool-results/<id>.txt and (2.1.x) an index of the project's
-    # sessions in sessions-index.json: the folder loads with neither taken for a session (no reader takes them:
-    # the load stopped on the first), and the index is said to be left out.
+    # Claude Code keeps big tool outputs in <session>/tool-results/: <id>.txt for text, and <id>.json for an MCP
+    # tool's content blocks (as real sessions' paths show: toolu_…json, read back as rawData[0].text), and (2.1.x)
+    # an index of the project's sessions in sessions-index.json: the folder loads with none taken for a session
+    # (no reader takes them: the load stopped on the first .json), and the .json files are said to be left out.
     project = tmp_path / "projects" / "-home-me-app"
     shutil.copytree(SHOWCASE, project)
     (project / SESSION / "tool-results").mkdir()
     (project / SESSION / "tool-results" / "toolu_01X.txt").write_text("a long tool output\n")
+    blocks = [{"type": "text", "text": json.dumps({"messages": [{"ts": "1", "text": "hi"}] * 500})}]
+    (project / SESSION / "tool-results" / "toolu_01Y.json").write_text(json.dumps(blocks))
     index = {"version": 1, "originalPath": "/home/me/app", "entries": [{"sessionId": SESSION, "messageCount": 4}]}
     (project / "sessions-index.json").write_text(json.dumps(index))
     with caplog.at_level("WARNING"):
@@ -62,9 +65,12 @@ def test_a_project_folder_loads_beside_the_files_claude_code_keeps_there(tmp_pat
             "pchronicle", "auto", data_dir=str(project.parent), split="train", cache_dir=str(tmp_path / "c")
         )
     assert sorted(ds["session"]) == [SESSION, f"{SESSION}/agent-showcol1"]
-    assert "left out 1 file that holds no session: -home-me-app/sessions-index.json" in caplog.text
+    assert (
+        f"left out 2 files that hold no session: -home-me-app/{SESSION}/tool-results/toolu_01Y.json (a tool output "
+        "Claude Code kept apart, too big for the conversation) and 1 more"
+    ) in caplog.text
     assert main(["inspect", str(project.parent)]) == 0  # no bad record
-    assert "left out 1 file that holds no session" in capsys.readouterr().err
+    assert "left out 2 files that hold no session" in capsys.readouterr().err
 
 
 def test_a_lone_meta_json_is_not_taken_for_a_sidecar():
