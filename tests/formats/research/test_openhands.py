@@ -85,6 +85,7 @@ def test_observations_are_not_written_twice():
 def test_other_documents_are_written_as_events_with_their_losses_counted():
     chat = {
         "messages": [
+            {"role": "system", "content": "be brief"},
             {"role": "user", "content": "hi"},
             {
                 "role": "assistant",
@@ -101,7 +102,8 @@ def test_other_documents_are_written_as_events_with_their_losses_counted():
     assert report.counts["not in openhands: /turns/*/reason"] == 1
     [back] = pc.into_storyline("openhands", text, document_id="c.json")
     assert calls(back) == [("c1", "ls", {"d": 1})] and results(back) == [("c1", "a.py")]
-    assert [(t["src"], t["msg"]) for t in back["turns"]] == [("user", "hi"), ("agent", "look")]
+    # the system prompt is written as OpenHands' `system` action and read back as the system turn
+    assert [(t["src"], t["msg"]) for t in back["turns"]] == [("system", "be brief"), ("user", "hi"), ("agent", "look")]
 
 
 def test_an_event_without_action_or_observation_is_refused_with_its_pointer():
