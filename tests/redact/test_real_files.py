@@ -26,6 +26,9 @@ EXPECTED = {
     "chat/reference/openhands_sdk_nonfncall-llm-message.reference.json": {"user-path": 9},
     "chat/reference/openhands_sdk_litellm_log_deepseek-chat_nonfncall_1757015076.651.reference.json": {"user-path": 8},
     "atif/harbor_golden_openhands_hello-world.trajectory.json": {"email": 2},
+    # OpenHands' system prompt names "openhands@all-hands.dev" (twice: the system action's content and message);
+    # the issue text quotes its reporter's /Users/<name>/… paths
+    "openhands/multi_swe_bench_output.excerpt.jsonl": {"email": 2, "user-path": 5},
     "atif/harbor_golden_openhands_hello-world.no_function_calling.trajectory.json": {"email": 2},
     "sharegpt/llamafactory_glaive_toolcall_en_demo.json": {"email": 21, "password-assignment": 8},
     "sharegpt/llamafactory_reason_tool_use_demo_50.jsonl": {"email": 10},

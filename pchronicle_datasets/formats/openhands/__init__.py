@@ -23,7 +23,7 @@ from typing import Any
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
 from .fields import NAME
-from .reader import is_stream, read_stream
+from .reader import is_record, is_stream, read_stream
 from .writer import encode, events
 
 __all__ = [
@@ -61,12 +61,12 @@ ENCODE_IN_BATCHES = True
 
 def sniff(sample: Any) -> bool:
     """A non-empty array whose first element is an event (integer ``id``, string ``source``, string ``action``
-    or ``observation``)."""
-    return is_stream(sample)
+    or ``observation``), or an evaluation record: an object whose ``history`` is such an array."""
+    return is_stream(sample) or is_record(sample)
 
 
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
-    """One document per event array: the whole file, or each JSON Lines line."""
+    """One document per event array or evaluation record: the whole file, or each JSON Lines line."""
     return read_records(
         data, document_id, read_line, lambda value, text: [_record(value, text, document_id, None, document_id or NAME)]
     )

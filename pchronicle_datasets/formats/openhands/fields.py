@@ -17,6 +17,14 @@ INVERSE: dict[str, Any] = {}
 #: The action that is a message (a turn without calls), and the one whose ``message`` holds the agent's last words.
 MESSAGE = "message"
 FINISH = "finish"
+#: The action that holds the system prompt (``SystemMessageAction``, first event since OpenHands 0.3x): not a call.
+#: Its ``args`` key → the Storyline pointer it maps to (``content`` is the turn's message).
+SYSTEM = "system"
+SYSTEM_ARGS = {"tools": "/agent/tools", "openhands_version": "/agent/ver"}
+#: An evaluation record (``output.jsonl``: one object per instance, the event stream in ``history``): its keys that
+#: map (key → Storyline pointer, the value's type); every other key stays residual.
+HISTORY = "history"
+RECORD_KEYS = {"instance_id": ("/session", str), "metrics": ("/final_metrics", dict)}
 #: What the writer names the events of another document's calls and results.
 CALL = "call"
 RESULT = "result"

@@ -1,6 +1,7 @@
-"""One OpenHands event stream (a JSON array of events) → one Storyline document (docs/formats/openhands.md):
-``message`` actions are turns, every other action one agent turn with one call, observations the results of the
-action their ``cause`` names."""
+"""One OpenHands event stream (a JSON array of events, or an evaluation record holding one in ``history``) → one
+Storyline document (docs/formats/openhands.md): ``message`` actions are turns, the ``system`` action the system
+prompt, every other action one agent turn with one call, observations the results of the action their ``cause``
+names."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import json_type, try_loads
+from ...pointer import join
 from ..layout import Layout, same, walkable
 from ..residual import origin
-from .fields import CALL_METADATA, FINISH, INVERSE, MESSAGE, NAME
+from .fields import CALL_METADATA, FINISH, HISTORY, INVERSE, MESSAGE, NAME, RECORD_KEYS, SYSTEM, SYSTEM_ARGS
 
 
 def is_event(value: Any) -> bool:
@@ -25,6 +27,11 @@ def is_event(value: Any) -> bool:
 def is_stream(value: Any) -> bool:
     """A non-empty array whose first element is an OpenHands event."""
     return isinstance(value, list) and bool(value) and is_event(value[0])
+
+
+def is_record(value: Any) -> bool:
+    """An evaluation record (OpenHands' ``output.jsonl`` line): an object whose ``history`` is an event stream."""
+    return isinstance(value, dict) and is_stream(value.get(HISTORY))
 
 
 def _model_call(metadata: dict, tcid: str) -> tuple[str | None, Any]:
@@ -48,7 +55,8 @@ def _model_call(metadata: dict, tcid: str) -> tuple[str | None, Any]:
 
 
 class _Reader:
-    def __init__(self, document_id: str | None, line: int | None) -> None:
+    def __init__(self, document_id: str | None, line: int | None, prefix: str = "") -> None:
+        self.prefix = prefix  # the events' pointer: "" (a bare array) or "/history" (an evaluation record)
         self.document_id = document_id
         self.line = line
         self.lay = Layout(NAME, document_id, INVERSE)
@@ -59,12 +67,12 @@ class _Reader:
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
 
-    def read(self, events: list, session: str) -> dict[str, Any]:
+    def read(self, events: list, session: str, record: dict | None = None) -> dict[str, Any]:
         story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, self.document_id)}
         story["session"] = session
-        story["agent"] = {"id": NAME, "name": NAME}
+        story["agent"] = self.agent = {"id": NAME, "name": NAME}
         for e, event in enumerate(events):
-            ptr = f"/{e}"
+            ptr = f"{self.prefix}/{e}"
             if not (isinstance(event, dict) and walkable(event)):
                 raise self.error(ptr, f"an OpenHands event is an object, got {json_type(event)}")
             if isinstance(event.get("action"), str):
@@ -74,19 +82,46 @@ class _Reader:
             else:
                 raise self.error(ptr, "an OpenHands event has an action or an observation (a string)")
         story["turns"] = self.turns
-        story["meta"] = {NAME: self.lay.hints("array")}
+        for key, val in (record or {}).items():
+            target, kind = RECORD_KEYS.get(key, (None, None))
+            if key == HISTORY:
+                continue
+            if target is not None and isinstance(val, kind) and val:
+                story[target[1:]] = val
+                self.lay.map(f"/{key}", val, target, val)
+            else:
+                self.lay.keep(join("", key), val)
+        story["meta"] = {NAME: self.lay.hints("array" if record is None else "object")}
         return self.lay.kept.finish(story)
 
     def action(self, ptr: str, event: dict) -> None:
         lay = self.lay
         t = len(self.turns)
-        src = event["source"] or "agent"
-        turn: dict[str, Any] = {"id": t + 1, "src": src, "msg": ""}
-        lay.map(f"{ptr}/source", event["source"], f"/turns/{t}/src", src)
-        used = {"source"}
         args = event.get("args")
         args_ok = isinstance(args, dict) and walkable(args)
-        if event["action"] == MESSAGE or src != "agent":
+        # The system prompt (SystemMessageAction, the first event since OpenHands 0.3x) is a system turn, not a call.
+        system = event["action"] == SYSTEM and args_ok and isinstance(args.get("content"), str)
+        src = "system" if system else event["source"] or "agent"
+        turn: dict[str, Any] = {"id": t + 1, "src": src, "msg": ""}
+        lay.map(f"{ptr}/source", event["source"], f"/turns/{t}/src", src)  # "agent" of a system turn: residual
+        used = {"source"}
+        if system:
+            used.update(("action", "args"))
+            lay.keep(f"{ptr}/action", event["action"])
+            turn["msg"] = args["content"]
+            lay.map(f"{ptr}/args/content", args["content"], f"/turns/{t}/msg", turn["msg"])
+            for key, val in args.items():
+                target = SYSTEM_ARGS.get(key)
+                field = target.rsplit("/", 1)[-1] if target else None
+                if field and field not in self.agent and val is not None and (field != "ver" or isinstance(val, str)):
+                    self.agent[field] = val  # the tools the model was offered, the OpenHands version
+                    lay.map(f"{ptr}/args/{key}", val, target, val)
+                elif key != "content":
+                    lay.keep(f"{ptr}/args/{key}", val)
+            if "message" in event:
+                lay.map(f"{ptr}/message", event["message"], f"/turns/{t}/msg", turn["msg"])
+                used.add("message")
+        elif event["action"] == MESSAGE or src != "agent":
             # A message, or an action the agent did not take (the environment changing the agent's state, a
             # user's own action): a turn without calls; the action and its args stay as they are (residual).
             used.add("action")
@@ -220,10 +255,14 @@ class _Reader:
 
 
 def read_stream(value: Any, document_id: str | None, line: int | None, session: str) -> dict[str, Any]:
-    """The Storyline document of one parsed event stream; ``FormatError`` with its pointer when it has none."""
+    """The Storyline document of one parsed event stream, or of an evaluation record (``instance_id`` its session,
+    ``metrics`` its final metrics, every other key residual); ``FormatError`` with its pointer when it has none."""
+    if is_record(value):
+        return _Reader(document_id, line, f"/{HISTORY}").read(value[HISTORY], session, record=value)
     if not isinstance(value, list):
         raise FormatError(
-            f"an OpenHands event stream is a JSON array of events, got {json_type(value)}",
+            f"an OpenHands event stream is a JSON array of events (or an object with one in {HISTORY!r}), "
+            f"got {json_type(value)}",
             document_id=document_id,
             line=line,
         )

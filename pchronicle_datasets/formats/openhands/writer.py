@@ -10,7 +10,7 @@ import orjson
 from ...losses import for_document
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import source_fields
-from .fields import CALL, INVERSE, MESSAGE, NAME, RESULT, WRITTEN
+from .fields import CALL, INVERSE, MESSAGE, NAME, RESULT, SYSTEM, WRITTEN
 
 __all__ = ["encode", "events"]
 
@@ -26,7 +26,10 @@ def events(story: dict[str, Any]) -> list[dict[str, Any]]:
     for turn in story["turns"]:
         source = turn["src"] if turn["src"] in ("user", "agent") else "environment"
         calls = turn.get("tool_calls") or []
-        if not calls:
+        if not calls and turn["src"] == "system":
+            # the system prompt as OpenHands writes it (SystemMessageAction), which the reader takes back as such
+            out.append({"id": len(out), "source": "agent", "action": SYSTEM, "args": {"content": turn["msg"]}})
+        elif not calls:
             out.append({"id": len(out), "source": source, "action": MESSAGE, "args": {"content": turn["msg"]}})
         by_tcid = {}
         for n, call in enumerate(calls):

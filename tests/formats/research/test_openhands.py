@@ -85,6 +85,7 @@ def test_observations_are_not_written_twice():
 def test_other_documents_are_written_as_events_with_their_losses_counted():
     chat = {
         "messages": [
+            {"role": "system", "content": "be brief"},
             {"role": "user", "content": "hi"},
             {
                 "role": "assistant",
@@ -101,10 +102,55 @@ def test_other_documents_are_written_as_events_with_their_losses_counted():
     assert report.counts["not in openhands: /turns/*/reason"] == 1
     [back] = pc.into_storyline("openhands", text, document_id="c.json")
     assert calls(back) == [("c1", "ls", {"d": 1})] and results(back) == [("c1", "a.py")]
-    assert [(t["src"], t["msg"]) for t in back["turns"]] == [("user", "hi"), ("agent", "look")]
+    # the system prompt is written as OpenHands' `system` action and read back as the system turn
+    assert [(t["src"], t["msg"]) for t in back["turns"]] == [("system", "be brief"), ("user", "hi"), ("agent", "look")]
 
 
 def test_an_event_without_action_or_observation_is_refused_with_its_pointer():
     events = [{"id": 0, "source": "user", "action": "message", "args": {"content": "hi"}}, {"id": 1, "source": "agent"}]
     with pytest.raises(FormatError, match=r"^/1: an OpenHands event has an action or an observation"):
         pc.into_storyline("auto", orjson.dumps(events), document_id="e.json")
+
+
+EVAL = DATA / "openhands" / "multi_swe_bench_output.excerpt.jsonl"
+
+
+def test_an_evaluation_record_reads_its_history_and_its_system_prompt(tmp_path):
+    # OpenHands' evaluation output (`output.jsonl`: one object per instance, the event stream in `history`) was
+    # refused as "not an array"; its first event, the `system` action (SystemMessageAction, OpenHands >= 0.3x), was
+    # read as a call named `system` whose arguments were the whole prompt and the tool list.
+    [record] = records(EVAL)
+    events = record["history"]
+    [story] = load_auto([EVAL], tmp_path)
+    assert story["origin"]["format"] == "openhands" and story["session"] == record["instance_id"]
+    system = events[0]
+    assert system["action"] == "system"
+    assert (story["turns"][0]["src"], story["turns"][0]["msg"]) == ("system", system["args"]["content"])
+    assert "tool_calls" not in story["turns"][0]
+    assert story["agent"]["tools"] == system["args"]["tools"]
+    assert story["agent"]["ver"] == system["args"]["openhands_version"] == "0.35.0"
+    assert story["final_metrics"] == record["metrics"]
+    agent_actions = [e for e in events if e["source"] == "agent" and e.get("action") not in (None, "system")]
+    assert calls(story) == [
+        (
+            e["tool_call_metadata"]["tool_call_id"],
+            e["tool_call_metadata"]["function_name"],
+            orjson.loads(
+                next(
+                    c["function"]["arguments"]
+                    for c in e["tool_call_metadata"]["model_response"]["choices"][0]["message"]["tool_calls"]
+                    if c["id"] == e["tool_call_metadata"]["tool_call_id"]
+                )
+            ),
+        )
+        for e in agent_actions
+    ]
+    by_id = {e["id"]: e["tool_call_metadata"]["tool_call_id"] for e in agent_actions}
+    answered = [e for e in events if "observation" in e and e.get("cause") in by_id]
+    assert results(story) == [(by_id[e["cause"]], e["content"]) for e in answered]
+    assert (len(agent_actions), len(answered)) == (15, 14)  # counted by hand: finish has no observation
+    out = pc.to_messages(story)["messages"]
+    assert (out[0]["role"], out[0]["content"], out[0]["tool_calls"]) == ("system", system["args"]["content"], None)
+    assert sum(len(m.get("tool_calls") or ()) for m in out) == 15
+    assert sum(m["role"] == "tool" for m in out) == 14
+    assert written(pc.from_storyline("openhands", [story])) == [record]
