@@ -219,6 +219,11 @@ class _Reader:
         self.story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, document_id)}
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.prev_total: Any = None
+        # Where a response's token_count stands: None until the first count with usage; True when it came
+        # before any agent turn waited for it (Codex 0.58 wrote a response's items after its count), then each
+        # count is held in ``pending`` for the agent turn that opens next.
+        self.usage_first: bool | None = None
+        self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
         self.line: int | None = None
@@ -312,6 +317,8 @@ class _Reader:
     def new_turn(self, src: str, msg: Any, ts: tuple[str, Any] | None) -> int:
         """A turn of this reader's own (a compaction), after the ones the message model built."""
         self.builder.interrupt()
+        self.unattribute(self.pending)  # a compaction's own count is no response's
+        self.pending = None
         turns = self.builder.turns
         turn: dict[str, Any] = {"id": len(turns) + 1, "src": src, "msg": msg}
         self.stamp(turn, ts)
@@ -355,6 +362,12 @@ class _Reader:
         if len(turns) > before:
             t = len(turns) - 1
             turn = turns[t]
+            if self.pending is not None:  # usage-first order: the count before a response is its own
+                if turn["src"] == "agent":
+                    turn["metrics"] = _usage_metrics(self.pending)
+                else:
+                    self.unattribute(self.pending)
+                self.pending = None
             if turn["src"] == "agent":
                 if self.model is not None:
                     turn["model"] = self.model
@@ -391,12 +404,22 @@ class _Reader:
         if not isinstance(last, dict):
             return
         t = self.builder.last_agent
-        if t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn():
+        waiting = t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn()
+        if self.usage_first is None:
+            self.usage_first = not waiting
+        if self.usage_first:
+            self.unattribute(self.pending)  # a count no response followed
+            self.pending = last
+        elif waiting and t is not None:
             self.turns[t]["metrics"] = _usage_metrics(last)
         else:
-            for key, value in last.items():
-                if type(value) is int:
-                    self.unattributed[key] = self.unattributed.get(key, 0) + value
+            self.unattribute(last)
+
+    def unattribute(self, usage: dict | None) -> None:
+        """A usage no agent turn takes: counted in ``/meta/codex/unattributed_usage``."""
+        for key, value in (usage or {}).items():
+            if type(value) is int:
+                self.unattributed[key] = self.unattributed.get(key, 0) + value
 
     def last_usage_turn(self) -> int:
         for t in range(len(self.turns) - 1, -1, -1):
@@ -426,6 +449,7 @@ class _Reader:
         if self.agent_model is not None:
             self.agent["model"] = self.agent_model
         story["agent"] = self.agent
+        self.unattribute(self.pending)
         self.exit_codes()
         story["turns"] = self.turns
         hints: dict[str, Any] = {"version": 1, "layout": self.layout, "lines": self.plan}
