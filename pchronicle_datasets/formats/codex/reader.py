@@ -36,6 +36,7 @@ from ..messages.model import Result, strip
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
+    FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
     HOSTED_FN,
@@ -50,7 +51,10 @@ from .fields import (
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
 
-_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+# An exec output's exit code in its text: the unified exec's "Process exited with code N", the shell's "Exit code:
+# N", and a sandbox refusal (codex-rs ``SandboxErr::Denied``: "failed in sandbox … with execution error: sandbox
+# denied exec error, exit code: N, stdout: …").
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:|sandbox denied exec error, exit code:)\s*(-?\d+)")
 
 
 def layout_of(first: Any) -> str | None:
@@ -429,14 +433,18 @@ class _Reader:
 
     def exit_codes(self) -> None:
         """Each call's ``response`` derived from its output: the exit code an exec output reports (status
-        ``error`` when it is not 0: a failure in ``tool_stats``)."""
+        ``error`` when it is not 0: a failure in ``tool_stats``), else status ``error`` for an output Codex
+        writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
         calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
         for turn in self.turns:
             for res in (turn.get("observation") or {}).get("results") or ():
                 call = calls.get(res.get("source_call_id"))
-                code = exit_code(res.get("content")) if call is not None else None
+                content = res.get("content")
+                code = exit_code(content) if call is not None else None
                 if code is not None:
                     call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
+                elif call is not None and isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES):
+                    call["response"] = {"status": "error"}
 
     # ------------------------------------------------------------------------------------------ finish
 

@@ -197,3 +197,21 @@ def test_codex_058_usage_goes_to_the_response_after_its_count():
     # line 8's token_count (input 10128) comes before the first response's reasoning and call (lines 9, 10)
     assert agent[0]["metrics"]["prompt_tokens"] == 10128 and agent[0]["tool_calls"][0]["args"]["command"][-1] == "ls"
     assert agent[1]["metrics"]["prompt_tokens"] == 10334
+
+
+def test_codex_failure_texts_mark_the_call_failed():
+    """Codex's own words for a failed call (the pre-wrapper excerpt): a sandbox refusal, ``failed in sandbox … with
+    execution error: sandbox denied exec error, exit code: N, …`` (codex-rs ``SandboxErr::Denied``), and an MCP
+    call's ``tool call error: …`` (codex-rs ``mcp_tool_call``). Both are failures, as a JSON output's non-zero
+    ``metadata.exit_code`` is."""
+    path = DATA / "pre-wrapper-2025-09-10-cf4def41.excerpt.jsonl"
+    items, story = _items(_lines(path)), _story(path)
+    outputs = {i["call_id"]: i["output"] for i in items if i["type"] == "function_call_output"}
+    calls = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls") or ()}
+    denied = [k for k, v in outputs.items() if v.startswith("failed in sandbox ")]
+    mcp = [k for k, v in outputs.items() if v.startswith("tool call error: ")]
+    assert len(denied) == 1 and len(mcp) == 2
+    assert calls[denied[0]]["response"] == {"exit_code": 2, "status": "error"}  # "exit code: 2, stdout: , …"
+    assert all(calls[k]["response"] == {"status": "error"} for k in mcp)
+    stats = {s["tool"]: s for s in pc.compute_tool_stats(story)}
+    assert stats["memory__add_observations"]["failure"] == 2 and stats["shell"]["failure"] == 1
