@@ -37,8 +37,15 @@ def _files() -> list[Path]:
 FILES = _files()
 
 
+def _text(path: Path) -> bytes:
+    """A corpus file's text (a ``.jsonl.zst`` decompressed: ``decompress`` gives ``(text, error)``)."""
+    text, error = decompress(path.read_bytes())
+    assert error is None, error
+    return text
+
+
 def _lines(path: Path) -> list[dict]:
-    data = decompress(path.read_bytes()) if path.suffix != ".jsonl" else path.read_bytes()
+    data = _text(path) if path.suffix != ".jsonl" else path.read_bytes()
     return [orjson.loads(x) for x in data.splitlines() if x.strip()]
 
 
@@ -49,7 +56,7 @@ def _items(lines: list[dict]) -> list[dict]:
 
 
 def _story(path: Path) -> dict:
-    data = decompress(path.read_bytes()) if path.suffix != ".jsonl" else path.read_bytes()
+    data = _text(path) if path.suffix != ".jsonl" else path.read_bytes()
     (story,) = codex.decode(data, path.name)
     return story
 
@@ -122,7 +129,7 @@ def test_same_source_writer_gives_equal_json_lines(path):
     lines, story = _lines(path), _story(path)
     back = [orjson.loads(x) for x in codex.encode([story]).splitlines()]
     assert back == lines
-    data = path.read_bytes() if path.suffix == ".jsonl" else decompress(path.read_bytes())
+    data = path.read_bytes() if path.suffix == ".jsonl" else _text(path)
     assert detect(data) is codex
 
 
