@@ -71,5 +71,10 @@ def contextual(text: str) -> str | None:
     return None
 
 
+#: The start of an output Codex writes for a call that failed without an exit code: an MCP call's error
+#: (codex-rs ``mcp_tool_call``: ``format!("tool call error: {e:?}")``). The call's ``response`` is
+#: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.
+FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
+
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

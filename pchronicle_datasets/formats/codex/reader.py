@@ -36,6 +36,7 @@ from ..messages.model import Result, strip
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
+    FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
     HOSTED_FN,
@@ -50,7 +51,10 @@ from .fields import (
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
 
-_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+# An exec output's exit code in its text: the unified exec's "Process exited with code N", the shell's "Exit code:
+# N", and a sandbox refusal (codex-rs ``SandboxErr::Denied``: "failed in sandbox … with execution error: sandbox
+# denied exec error, exit code: N, stdout: …").
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:|sandbox denied exec error, exit code:)\s*(-?\d+)")
 
 
 def layout_of(first: Any) -> str | None:
@@ -219,6 +223,11 @@ class _Reader:
         self.story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, document_id)}
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.prev_total: Any = None
+        # Where a response's token_count stands: None until the first count with usage; True when it came
+        # before any agent turn waited for it (Codex 0.58 wrote a response's items after its count), then each
+        # count is held in ``pending`` for the agent turn that opens next.
+        self.usage_first: bool | None = None
+        self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
         self.line: int | None = None
@@ -312,6 +321,8 @@ class _Reader:
     def new_turn(self, src: str, msg: Any, ts: tuple[str, Any] | None) -> int:
         """A turn of this reader's own (a compaction), after the ones the message model built."""
         self.builder.interrupt()
+        self.unattribute(self.pending)  # a compaction's own count is no response's
+        self.pending = None
         turns = self.builder.turns
         turn: dict[str, Any] = {"id": len(turns) + 1, "src": src, "msg": msg}
         self.stamp(turn, ts)
@@ -355,6 +366,12 @@ class _Reader:
         if len(turns) > before:
             t = len(turns) - 1
             turn = turns[t]
+            if self.pending is not None:  # usage-first order: the count before a response is its own
+                if turn["src"] == "agent":
+                    turn["metrics"] = _usage_metrics(self.pending)
+                else:
+                    self.unattribute(self.pending)
+                self.pending = None
             if turn["src"] == "agent":
                 if self.model is not None:
                     turn["model"] = self.model
@@ -391,12 +408,22 @@ class _Reader:
         if not isinstance(last, dict):
             return
         t = self.builder.last_agent
-        if t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn():
+        waiting = t is not None and "metrics" not in self.turns[t] and t > self.last_usage_turn()
+        if self.usage_first is None:
+            self.usage_first = not waiting
+        if self.usage_first:
+            self.unattribute(self.pending)  # a count no response followed
+            self.pending = last
+        elif waiting and t is not None:
             self.turns[t]["metrics"] = _usage_metrics(last)
         else:
-            for key, value in last.items():
-                if type(value) is int:
-                    self.unattributed[key] = self.unattributed.get(key, 0) + value
+            self.unattribute(last)
+
+    def unattribute(self, usage: dict | None) -> None:
+        """A usage no agent turn takes: counted in ``/meta/codex/unattributed_usage``."""
+        for key, value in (usage or {}).items():
+            if type(value) is int:
+                self.unattributed[key] = self.unattributed.get(key, 0) + value
 
     def last_usage_turn(self) -> int:
         for t in range(len(self.turns) - 1, -1, -1):
@@ -406,14 +433,18 @@ class _Reader:
 
     def exit_codes(self) -> None:
         """Each call's ``response`` derived from its output: the exit code an exec output reports (status
-        ``error`` when it is not 0: a failure in ``tool_stats``)."""
+        ``error`` when it is not 0: a failure in ``tool_stats``), else status ``error`` for an output Codex
+        writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
         calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
         for turn in self.turns:
             for res in (turn.get("observation") or {}).get("results") or ():
                 call = calls.get(res.get("source_call_id"))
-                code = exit_code(res.get("content")) if call is not None else None
+                content = res.get("content")
+                code = exit_code(content) if call is not None else None
                 if code is not None:
                     call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
+                elif call is not None and isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES):
+                    call["response"] = {"status": "error"}
 
     # ------------------------------------------------------------------------------------------ finish
 
@@ -426,6 +457,7 @@ class _Reader:
         if self.agent_model is not None:
             self.agent["model"] = self.agent_model
         story["agent"] = self.agent
+        self.unattribute(self.pending)
         self.exit_codes()
         story["turns"] = self.turns
         hints: dict[str, Any] = {"version": 1, "layout": self.layout, "lines": self.plan}

@@ -37,17 +37,26 @@ def _files() -> list[Path]:
 FILES = _files()
 
 
+def _text(path: Path) -> bytes:
+    """A corpus file's text (a ``.jsonl.zst`` decompressed: ``decompress`` gives ``(text, error)``)."""
+    text, error = decompress(path.read_bytes())
+    assert error is None, error
+    return text
+
+
 def _lines(path: Path) -> list[dict]:
-    data = decompress(path.read_bytes()) if path.suffix != ".jsonl" else path.read_bytes()
+    data = _text(path) if path.suffix != ".jsonl" else path.read_bytes()
     return [orjson.loads(x) for x in data.splitlines() if x.strip()]
 
 
 def _items(lines: list[dict]) -> list[dict]:
+    if lines and "type" not in lines[0]:  # pre-wrapper: a header, then bare items and {"record_type"} lines
+        return [x for x in lines[1:] if isinstance(x.get("type"), str)]
     return [x["payload"] for x in lines if x.get("type") == "response_item"]
 
 
 def _story(path: Path) -> dict:
-    data = decompress(path.read_bytes()) if path.suffix != ".jsonl" else path.read_bytes()
+    data = _text(path) if path.suffix != ".jsonl" else path.read_bytes()
     (story,) = codex.decode(data, path.name)
     return story
 
@@ -120,7 +129,7 @@ def test_same_source_writer_gives_equal_json_lines(path):
     lines, story = _lines(path), _story(path)
     back = [orjson.loads(x) for x in codex.encode([story]).splitlines()]
     assert back == lines
-    data = path.read_bytes() if path.suffix == ".jsonl" else decompress(path.read_bytes())
+    data = path.read_bytes() if path.suffix == ".jsonl" else _text(path)
     assert detect(data) is codex
 
 
@@ -151,3 +160,65 @@ def test_what_datasets_and_teich_lose_on_the_same_file(tmp_path):
     assert "developer" not in roles and roles.count("system") >= sum(i.get("role") == "developer" for i in items)
     assert "usage" not in str(row["metadata"]) and any("metrics" in t for t in story["turns"])
     assert "web_search" not in str(row["messages"]) and "compacted" not in str(row["messages"])
+
+
+MODEL_SIDE = CALLS | {"reasoning"}
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if "type" in _lines(p)[0]], ids=lambda p: p.name[:40])
+def test_each_response_gets_its_own_token_count(path):
+    """Counted from the lines: a model response is a run of model-side items; its usage is the token_count that
+    closes it. Codex 0.58 (AcidicSoil/codex-session-view's rollout) writes the response's token_count *before* its
+    items (they were recorded when the response completed), the newer builds after: the order is the file's own,
+    seen at its first count."""
+    lines, story = _lines(path), _story(path)
+    runs: list[int | None] = []  # each response's input_tokens, in order
+    first, pending, open_run, previous = None, None, False, None
+    for x in lines:
+        kind, p = x.get("type"), x.get("payload") or {}
+        info = p.get("info") if kind == "event_msg" and p.get("type") == "token_count" else None
+        if isinstance(info, dict) and info.get("total_token_usage") != previous:
+            previous, last = info.get("total_token_usage"), (info.get("last_token_usage") or {}).get("input_tokens")
+            if first is None:
+                first = "before" if not runs else "after"
+            if first == "before":
+                pending = last
+            elif open_run and runs[-1] is None:
+                runs[-1] = last
+            open_run = False
+        elif kind == "response_item" and (
+            p.get("type") in MODEL_SIDE or (p.get("type") == "message" and p.get("role") == "assistant")
+        ):
+            if not open_run:
+                runs.append(pending if first == "before" else None)
+                pending, open_run = None, True
+        elif kind == "compacted" or (kind == "response_item" and p.get("type") in ("message", "compaction")):
+            pending, open_run = None, False
+    agent = [(t.get("metrics") or {}).get("prompt_tokens") for t in story["turns"] if t["src"] == "agent"]
+    assert agent == runs
+
+
+def test_codex_058_usage_goes_to_the_response_after_its_count():
+    path = DATA / "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.excerpt.jsonl"
+    agent = [t for t in _story(path)["turns"] if t["src"] == "agent"]
+    # line 8's token_count (input 10128) comes before the first response's reasoning and call (lines 9, 10)
+    assert agent[0]["metrics"]["prompt_tokens"] == 10128 and agent[0]["tool_calls"][0]["args"]["command"][-1] == "ls"
+    assert agent[1]["metrics"]["prompt_tokens"] == 10334
+
+
+def test_codex_failure_texts_mark_the_call_failed():
+    """Codex's own words for a failed call (the pre-wrapper excerpt): a sandbox refusal, ``failed in sandbox … with
+    execution error: sandbox denied exec error, exit code: N, …`` (codex-rs ``SandboxErr::Denied``), and an MCP
+    call's ``tool call error: …`` (codex-rs ``mcp_tool_call``). Both are failures, as a JSON output's non-zero
+    ``metadata.exit_code`` is."""
+    path = DATA / "pre-wrapper-2025-09-10-cf4def41.excerpt.jsonl"
+    items, story = _items(_lines(path)), _story(path)
+    outputs = {i["call_id"]: i["output"] for i in items if i["type"] == "function_call_output"}
+    calls = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls") or ()}
+    denied = [k for k, v in outputs.items() if v.startswith("failed in sandbox ")]
+    mcp = [k for k, v in outputs.items() if v.startswith("tool call error: ")]
+    assert len(denied) == 1 and len(mcp) == 2
+    assert calls[denied[0]]["response"] == {"exit_code": 2, "status": "error"}  # "exit code: 2, stdout: , …"
+    assert all(calls[k]["response"] == {"status": "error"} for k in mcp)
+    stats = {s["tool"]: s for s in pc.compute_tool_stats(story)}
+    assert stats["memory__add_observations"]["failure"] == 2 and stats["shell"]["failure"] == 1
