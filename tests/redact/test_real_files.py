@@ -62,6 +62,10 @@ EXPECTED = {
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},
+    # real unredacted rollouts (AcidicSoil): their reasoning's encrypted_content; the cwd is /home/user/…, a
+    # placeholder home the user-path rule leaves alone
+    "codex/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.excerpt.jsonl": {"opaque-reasoning": 16},
+    "codex/pre-wrapper-2025-09-10-cf4def41.excerpt.jsonl": {"opaque-reasoning": 2},
     "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1},
     "pi/large-session.excerpt.jsonl": {"user-path": 1},
     "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
