@@ -128,6 +128,22 @@ class Layout:
         self.keep(source, value)
         return parsed
 
+    def result_message(self, ptr: str, msg: dict[str, Any], turn: dict[str, Any], t: int, tcid: str, rule: str) -> str:
+        """The message at ``ptr`` as the result of the call ``tcid`` of turn ``t`` (appended to ``turn``'s
+        observation): its ``content`` the result's, its ``role`` given back by the inverse rule ``rule`` (the role
+        a same-source writer writes: ``tool``, or ``user`` for the text protocol's shown output). Returns the
+        result's pointer; the caller maps or keeps the message's other keys."""
+        results = turn.setdefault("observation", {"results": []})["results"]
+        at = f"/turns/{t}/observation/results/{len(results)}"
+        result: dict[str, Any] = {}
+        if "content" in msg:
+            result["content"] = msg["content"]
+            self.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
+        result["source_call_id"] = tcid
+        self.map(f"{ptr}/role", msg["role"], f"{at}/source_call_id", tcid, rule)
+        results.append(result)
+        return at
+
     def openai_call(self, ptr: str, call: Any, target: str, used_ids: set[str]) -> dict[str, Any] | None:
         """One OpenAI ``tool_calls`` entry (``{"id", "type": "function", "function": {"name", "arguments"}}``)
         at ``ptr`` as the Storyline call at ``target``, or None (kept whole as residual) when it has no function

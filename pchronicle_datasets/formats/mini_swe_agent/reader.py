@@ -33,6 +33,7 @@ class _Reader:
         self.latest: dict[str, str] = {}  # a source call id → the Storyline id of its latest call (renamed repeats)
         self.tcids: set[str] = set()
         self.answered: set[str] = set()
+        self.shown_calls: list[tuple[int, str]] = []  # the text calls of the message just read, not yet shown
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -92,7 +93,19 @@ class _Reader:
         if not (isinstance(msg, dict) and isinstance(msg.get("role"), str) and msg["role"] and walkable(msg)):
             raise self.error(ptr, f"a message is an object with a string role, got {json_shape(msg)}")
         role = msg["role"]
+        waiting, self.shown_calls = self.shown_calls, []
         if role == "tool" and self.result(ptr, msg):
+            return
+        if role == "user" and waiting:
+            # The text protocol: the user message after an assistant message whose actions were run shows the
+            # model an action's output (one message per action, in order): the result of the action's call, as the
+            # tool message is with tool calling. Read as a user turn, the call had no result, and every such
+            # trajectory was flagged tool_call_unanswered.
+            t, tcid = waiting.pop(0)
+            self.answered.add(tcid)
+            self.lay.result_message(ptr, msg, self.turns[t], t, tcid, "shown_role")
+            self.lay.rest(msg, ptr, ("role", "content"))
+            self.shown_calls = waiting
             return
         t = len(self.turns)
         m = ptr.rsplit("/", 1)[1]
@@ -115,7 +128,10 @@ class _Reader:
         extra = msg.get("extra")
         if isinstance(extra, dict) and walkable(extra):
             used.add("extra")
-            self.extra(f"{ptr}/extra", extra, turn, t, m, text_calls=role == "assistant" and not calls, calls=calls)
+            text_calls = role == "assistant" and not calls
+            self.extra(f"{ptr}/extra", extra, turn, t, m, text_calls=text_calls, calls=calls)
+            if text_calls:
+                self.shown_calls = [(t, call["tcid"]) for call in calls]
         if calls:
             turn["tool_calls"] = calls
         lay.rest(msg, ptr, used)
@@ -164,19 +180,11 @@ class _Reader:
             return False
         self.answered.add(cid)
         t = self.by_id[cid]
-        results = self.turns[t].setdefault("observation", {"results": []})["results"]
-        at = f"/turns/{t}/observation/results/{len(results)}"
-        result: dict[str, Any] = {}
-        if "content" in msg:
-            result["content"] = msg["content"]
-            self.lay.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
-        result["source_call_id"] = cid
-        self.lay.map(f"{ptr}/role", "tool", f"{at}/source_call_id", cid, "tool_role")
+        at = self.lay.result_message(ptr, msg, self.turns[t], t, cid, "tool_role")
         self.lay.map(
             f"{ptr}/tool_call_id", source, f"{at}/source_call_id", cid, None if cid == source else "renamed_id"
         )
         self.lay.rest(msg, ptr, ("role", "content", "tool_call_id"))
-        results.append(result)
         return True
 
 

@@ -13,7 +13,8 @@ NAME = "swe-agent"
 ROLE_SRC = {"assistant": "agent"}
 SRC_ROLE = {"agent": "assistant"}
 #: How the same-source writer gives back a value the pointer map derived (``formats/layout.py``): by rule name.
-INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool"}
+#: ``shown_role``: the text protocol's ``user`` message that shows the model an action's output, a result (below).
+INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool", "shown_role": lambda _: "user"}
 #: The keys of a ``trajectory`` step (a record's first step has one of them).
 STEP_KEYS = ("action", "observation", "response", "thought")
 #: ``info`` key → ``/task/result`` key (non-empty strings); ``info.model_stats`` is ``/final_metrics``.

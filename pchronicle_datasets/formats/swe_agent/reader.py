@@ -124,6 +124,8 @@ class _Reader:
         role = msg["role"]
         if role == "tool" and self.result(ptr, msg):
             return
+        if role == "user" and self.shown(ptr, msg):
+            return
         t = len(self.turns)
         turn: dict[str, Any] = {"id": t + 1, "src": ROLE_SRC.get(role, role)}
         lay.map(f"{ptr}/role", role, f"/turns/{t}/src", turn["src"], "role")
@@ -177,19 +179,28 @@ class _Reader:
             return False
         self.answered.add(tcid)
         t, _ = self.by_id[tcid]
-        results = self.turns[t].setdefault("observation", {"results": []})["results"]
-        at = f"/turns/{t}/observation/results/{len(results)}"
-        result: dict[str, Any] = {}
-        if "content" in msg:
-            result["content"] = msg["content"]
-            self.lay.map(f"{ptr}/content", msg["content"], f"{at}/content", msg["content"])
-        result["source_call_id"] = tcid
-        self.lay.map(f"{ptr}/role", "tool", f"{at}/source_call_id", tcid, "tool_role")
+        at = self.lay.result_message(ptr, msg, self.turns[t], t, tcid, "tool_role")
         self.lay.map(
             f"{ptr}/tool_call_ids/0", ids[0], f"{at}/source_call_id", tcid, None if tcid == ids[0] else "renamed_id"
         )
         self.lay.rest(msg, ptr, ("role", "content", "tool_call_ids"))
-        results.append(result)
+        return True
+
+    def shown(self, ptr: str, msg: dict) -> bool:
+        """The text protocol: the ``user`` message right after an assistant message whose action was run shows
+        the model that action's output. It is the result of the action's call, as the ``tool`` message is with
+        function calling (and the step's raw ``observation`` then stays residual, as it does there): read as a
+        user turn too, its text came twice, a tool message and a user message, in every training example."""
+        if not self.pairs:
+            return False
+        t, i, text_call = self.pairs[-1]
+        turn = self.turns[t] if t == len(self.turns) - 1 else None
+        if not (text_call and turn is not None and i == int(ptr.rsplit("/", 1)[1]) - 1 and "observation" not in turn):
+            return False
+        tcid = turn["tool_calls"][0]["tcid"]
+        self.answered.add(tcid)
+        self.lay.result_message(ptr, msg, turn, t, tcid, "shown_role")
+        self.lay.rest(msg, ptr, ("role", "content"))
         return True
 
     def step(self, k: int, step: Any) -> None:

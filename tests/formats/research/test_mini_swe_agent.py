@@ -26,10 +26,21 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
             "schema_version": "mini-swe-agent-1.1",
             "document_id": story["origin"]["document_id"],
         }
-        messages = [m for m in source["messages"] if m["role"] != "tool"]
+        # The text protocol: the user messages right after an assistant message with actions show the model their
+        # output, one per action in order: each is the result of its action's call, not a turn.
+        src = source["messages"]
+        shown = {}
+        for m, msg in enumerate(src):
+            if msg["role"] == "assistant" and not msg.get("tool_calls"):
+                k = m + 1
+                for a in range(len(msg["extra"]["actions"])):
+                    if k < len(src) and src[k]["role"] == "user":
+                        shown[k] = f"action-{m}-{a}"
+                        k += 1
+        messages = [msg for m, msg in enumerate(src) if msg["role"] != "tool" and m not in shown]
         assert [t["msg"] for t in story["turns"]] == [m["content"] for m in messages]
         want = []
-        for m, msg in enumerate(source["messages"]):
+        for m, msg in enumerate(src):
             if msg.get("tool_calls"):
                 want += [
                     (c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"]))
@@ -41,13 +52,29 @@ def test_load_dataset_auto_reads_every_call_result_and_message(tmp_path):
                     for a, x in enumerate(msg["extra"]["actions"])
                 ]
         assert calls(story) == want
-        assert results(story) == [(m["tool_call_id"], m["content"]) for m in source["messages"] if m["role"] == "tool"]
+        assert results(story) == [
+            (msg["tool_call_id"], msg["content"]) if msg["role"] == "tool" else (shown[m], msg["content"])
+            for m, msg in enumerate(src)
+            if msg["role"] == "tool" or m in shown
+        ]
         assert story["task"]["result"]["status"] == source["info"]["exit_status"]
         assert story["final_metrics"] == source["info"]["model_stats"]
         assert story["agent"]["ver"] == source["info"]["mini_version"]
     text = by_file["text_protocol.traj.json"]
     assert text["agent"]["model"] == "deepseek/deepseek-chat"
-    assert [t["src"] for t in text["turns"]] == ["system", "user", "agent", "user", "agent", "exit"]
+    assert [t["src"] for t in text["turns"]] == ["system", "user", "agent", "agent", "exit"]
+    assert (
+        sum(m["role"] == "user" for m in records(DATA / "mini_swe_agent" / "text_protocol.traj.json")[0]["messages"])
+        == 2
+    )
+    assert [m["role"] for m in pc.to_messages(text)["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "system",
+    ]
     assert text["turns"][2]["ts"] == 1766000000.25
     assert by_file["tool_calling.traj.json"]["session"] == "astropy__astropy-12907"
 

@@ -90,13 +90,41 @@ def test_text_protocol_keeps_the_text_and_maps_the_action_to_a_call():
     turn = story["turns"][2]
     assert turn["msg"] == TEXT_PROTOCOL["history"][2]["content"]  # exactly, bash block included
     assert turn["tool_calls"] == [{"tcid": "action-2", "fn": "bash", "args": {"command": "ls"}}]
-    assert turn["observation"] == {"results": [{"content": "a.py", "source_call_id": "action-2"}]}
-    assert story["turns"][3] == {"id": 4, "src": "user", "msg": "a.py\n(Open file: n/a)\nbash-$"}
+    # The user message after it shows the model the action's output: the call's result (as the tool message is with
+    # function calling), not a user turn; the step's raw observation stays residual.
+    shown = "a.py\n(Open file: n/a)\nbash-$"
+    assert turn["observation"] == {"results": [{"content": shown, "source_call_id": "action-2"}]}
+    assert [t["src"] for t in story["turns"]] == ["system", "user", "agent", "agent"]
     assert story["agent"]["model"] == "gpt-4o"
     fields = story["unknown_fields"]["sources"]["swe-agent"]["fields"]
     assert fields["/history/2/thought"] == "DISCUSSION\nLook first."  # the thought is visible text, not reasoning
+    assert fields["/trajectory/0/observation"] == "a.py"
+    assert fields["/history/3/agent"] == "main"
+    # the last action (submit) has no message after it: its step's observation is its result
+    assert story["turns"][3]["observation"]["results"] == [{"content": "diff", "source_call_id": "action-4"}]
     assert "reason" not in turn
     assert written(pc.from_storyline("swe-agent", [story])) == [TEXT_PROTOCOL]
+
+
+def test_a_real_text_protocol_run_shows_each_output_once(tmp_path):
+    # SWE-agent's own demonstration (thought-action text protocol): each action's output is the user message after
+    # it, as the model saw it (the raw output plus the prompt's "(Open file: …)" lines). It was a tool message
+    # (the step's raw observation) and then the same text again as a user message in every training example.
+    path = DATA / "swe_agent" / "humanevalfix-python-0.traj"
+    [source] = records(path)
+    history, steps = source["history"], source["trajectory"]
+    ds = load_dataset("pchronicle", "auto", data_dir=str(path.parent), split="train", cache_dir=str(tmp_path))
+    [story] = [pc.row_to_story(r) for r in ds if r["origin"]["document_id"] == path.name]
+    actions = [i for i, m in enumerate(history) if m["role"] == "assistant" and "action" in m]
+    assert calls(story) == [(f"action-{i}", "bash", {"command": history[i]["action"]}) for i in actions]
+    shown = [(f"action-{i}", history[i + 1]["content"]) for i in actions if i + 1 < len(history)]
+    assert results(story) == [*shown, (f"action-{actions[-1]}", steps[-1]["observation"])]  # submit: no message after
+    out = pc.to_messages(story)["messages"]
+    assert [m["role"] for m in out] == ["system", "user"] + ["assistant", "tool"] * len(actions)
+    assert [m["content"] for m in out if m["role"] == "tool"] == [c for _, c in results(story)]
+    assert not any(m["role"] == "user" and m["content"] == c for m in out for _, c in shown)
+    assert pc.flags(story) == ["incomplete"]  # it ends on the submission's output
+    assert written(pc.from_storyline("swe-agent", [story])) == [source]
 
 
 def test_to_messages_writes_each_call_once():
