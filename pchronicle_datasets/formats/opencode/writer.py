@@ -67,6 +67,7 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
         if isinstance(metrics, dict) and "prompt_tokens" in metrics:
             extra = metrics.get("extra") or {}
             info["tokens"] = {
+                **({"total": extra["total"]} if "total" in extra else {}),
                 "input": metrics["prompt_tokens"],
                 "output": metrics.get("completion_tokens"),
                 "reasoning": extra.get("reasoning"),
