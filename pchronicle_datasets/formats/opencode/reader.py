@@ -99,6 +99,8 @@ class _Reader:
                 story["agent"]["name"] = v
             elif key == "title" and type(v) is str:
                 story["notes"] = v
+            elif key == "version" and type(v) is str and v:  # the OpenCode version that wrote the session
+                story["agent"]["ver"] = v
             elif key == "parentID" and type(v) is str and v:
                 story["parent"] = {"psid": v, "rel": "subagent"}
             elif key != "id":

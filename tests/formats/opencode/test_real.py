@@ -26,6 +26,7 @@ def read(path: Path) -> dict:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_messages_parts_and_usage_arrive_and_the_export_is_written_back(path):
     story, src = read(path), json.loads(path.read_text(encoding="utf-8"))
+    assert story["agent"]["ver"] == src["info"]["version"] == "1.18.13"
     messages = [m for m in src["messages"] if any(p["type"] in ("text", "reasoning", "tool") for p in m["parts"])]
     assert [t["src"] for t in story["turns"]] == [
         {"user": "user", "assistant": "agent"}[m["info"]["role"]] for m in messages
