@@ -39,9 +39,9 @@ FILES = sorted(
     for p in base.rglob("*")
     if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and ".expected." not in p.name
 )
-# The training markup the ShareGPT seed writes, and any other tag a harness wraps text in (Cursor's <user_query>):
-# the text between tags is what is compared.
-MARKUP = re.compile(r"</?[A-Za-z_][\w-]*>")
+# The training markup the ShareGPT seed writes, and any other tag a harness wraps text in (Cursor's <user_query>,
+# the [REDACTED] it ends an assistant's text with): the text between tags is what is compared.
+MARKUP = re.compile(r"</?[A-Za-z_][\w-]*>|\[REDACTED\]\Z")
 TRAINING_MARKUP = re.compile(r"</?(?:think|tool_call|tool_response)>")  # what the outputs wrap their JSON in
 WORD = re.compile(r"\S+")
 

@@ -1,14 +1,15 @@
 """The ``copilot-cli`` format: GitHub Copilot CLI's ``~/.copilot/session-state/<sessionId>/events.jsonl``, one
 session per file (docs/formats/copilot-cli.md).
 
-Each line is an event ``{type, data, id, timestamp, parentId}``. ``user.message`` and ``assistant.message`` events
-are turns (an assistant message's ``toolRequests`` its calls), ``tool.execution_complete`` gives a call its result,
-``session.start`` the session, ``session.shutdown`` the session's ``modelMetrics``; every other event and key is
-residual at its pointer (``/{i}``: the ``i``-th non-blank line), and the writer puts every line back.
+Each line is an event ``{type, data, id, timestamp, parentId}``. ``system.message``, ``user.message`` and
+``assistant.message`` events are turns (an assistant message's ``toolRequests`` its calls),
+``tool.execution_complete`` gives a call its result, ``session.start`` the session, ``session.shutdown`` the
+session's ``modelMetrics``; every other event and key is residual at its pointer (``/{i}``: the ``i``-th non-blank
+line), and the writer puts every line back.
 
 Written from the schema (entireio/cli ``cmd/entire/cli/agent/copilotcli/AGENT.md``, yoavf/ai-sessions' Copilot
-fixture): no public events file is known. ``fields.py`` holds the event types and keys, ``reader.py`` reads
-the events of a file, ``writer.py`` writes them.
+fixture), checked on real Copilot CLI 1.0.78 files (tests/data/copilot_cli/README.md). ``fields.py`` holds the
+event types and keys, ``reader.py`` reads the events of a file, ``writer.py`` writes them.
 
 >>> text = ('{"type": "session.start", "data": {"sessionId": "s1", "copilotVersion": "0.0.420"}, "id": "e1", '
 ...         '"timestamp": "2026-02-25T10:00:00.000Z", "parentId": null}\\n'

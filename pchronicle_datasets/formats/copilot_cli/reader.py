@@ -21,9 +21,21 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import ASSISTANT, COMPLETE, EVENT_KEYS, NAME, SHUTDOWN, START, USER
+from .fields import ASSISTANT, COMPLETE, EVENT_KEYS, NAME, SHUTDOWN, START, SYSTEM, USER
+
+SOURCES = {SYSTEM: "system", USER: "user", ASSISTANT: "agent"}  # a message event's turn source
 
 __all__ = ["Session"]
+
+
+def _failure(data: dict) -> str | None:
+    """The message of a failed call's completion (``success: false``, ``error{message, code}``, no ``result``),
+    else None."""
+    error = data.get("error")
+    if data.get("success") is False and "result" not in data and isinstance(error, dict):
+        message = error.get("message")
+        return message if type(message) is str else None
+    return None
 
 
 class Session:
@@ -54,18 +66,18 @@ class Session:
         if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
             self._start(ptr, ev)
             self.layout.append("start")
-        elif kind in (USER, ASSISTANT) and type(data.get("content")) is str:
+        elif kind in SOURCES and type(data.get("content")) is str:
             self._turn(ptr, ev)
             self.layout.append("turn")
         elif (
             kind == COMPLETE
             and data.get("toolCallId") in self.calls
             and "result" not in self.calls[data["toolCallId"]]
-            and isinstance(data.get("result"), dict)
-            and "content" in data["result"]
+            and ((isinstance(data.get("result"), dict) and "content" in data["result"]) or _failure(data) is not None)
         ):
             self._result(ptr, ev)
-            self.layout.append(["result", self.calls[data["toolCallId"]]["tcid"]])
+            # a failed call has no ``result``, only ``error{message, code}`` (Copilot CLI 1.0.78): kept for the writer
+            self.layout.append(["result" if "result" in data else "error", self.calls[data["toolCallId"]]["tcid"]])
         elif kind == SHUTDOWN and "modelMetrics" in data and "final_metrics" not in self.story:
             self.story["final_metrics"] = data["modelMetrics"]
             self._rest(ptr, ev, ("type",), data, ("modelMetrics",))
@@ -98,7 +110,7 @@ class Session:
         data = ev["data"]
         turn: dict[str, Any] = {
             "id": len(self.story["turns"]) + 1,
-            "src": "user" if ev["type"] == USER else "agent",
+            "src": SOURCES[ev["type"]],
             "msg": data["content"],
         }
         used = ["content"]
@@ -106,6 +118,9 @@ class Session:
         if is_time(ev.get("timestamp")):
             turn["ts"] = ev["timestamp"]
             ev_used.append("timestamp")
+        if type(data.get("model")) is str:  # the model that wrote this assistant message
+            turn["model"] = data["model"]
+            used.append("model")
         if ev["type"] == ASSISTANT:
             if type(data.get("reasoningText")) is str:
                 turn["reason"] = data["reasoningText"]
@@ -156,12 +171,18 @@ class Session:
         if type(data.get("success")) is bool:
             call["response"] = {"status": "success" if data["success"] else "error"}
             used.append("success")
-        content = data["result"]["content"]
-        call["result"] = {"error": content} if data.get("success") is False else content
+        if "result" in data:
+            content = data["result"]["content"]
+            call["result"] = {"error": content} if data.get("success") is False else content
+            part, text = "result", "content"
+        else:  # a failure: ``error{message, code}`` in place of ``result``
+            call["result"] = {"error": data["error"]["message"]}
+            used[1] = part = "error"
+            text = "message"
         self._rest(ptr, ev, ("type",), data, tuple(used))
-        for key, v in data["result"].items():
-            if key != "content":
-                self.kept.keep(f"{ptr}/data/result/{escape(key)}", v)
+        for key, v in data[part].items():
+            if key != text:
+                self.kept.keep(f"{ptr}/data/{part}/{escape(key)}", v)
 
     def finish(self) -> dict[str, Any]:
         story = self.story

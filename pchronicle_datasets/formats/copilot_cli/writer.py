@@ -19,7 +19,9 @@ from ...losses import report_loss
 from ...pointer import parse
 from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .fields import ASSISTANT, COMPLETE, NAME, SHUTDOWN, START, USER
+from .fields import ASSISTANT, COMPLETE, NAME, SHUTDOWN, START, SYSTEM, USER
+
+EVENTS = {"system": SYSTEM, "user": USER, "agent": ASSISTANT}  # a turn source's message event
 
 __all__ = ["WRITTEN", "encode"]
 
@@ -67,12 +69,11 @@ def _same_source(story: dict[str, Any], layout: list) -> list[Any]:
             lines.append({"type": START, "data": data})
         elif entry == "turn":
             turn = next(turns)
-            ev: dict[str, Any] = {
-                "type": USER if turn["src"] == "user" else ASSISTANT,
-                "data": {"content": turn["msg"]},
-            }
+            ev: dict[str, Any] = {"type": EVENTS[turn["src"]], "data": {"content": turn["msg"]}}
             if "ts" in turn:
                 ev["timestamp"] = turn["ts"]
+            if "model" in turn:
+                ev["data"]["model"] = turn["model"]
             if "reason" in turn:
                 ev["data"]["reasoningText"] = turn["reason"]
             if "completion_tokens" in (turn.get("metrics") or {}):
@@ -92,7 +93,10 @@ def _same_source(story: dict[str, Any], layout: list) -> list[Any]:
             result = call.get("result")
             if status == "error" and isinstance(result, dict):
                 result = result.get("error")
-            data["result"] = {"content": result}
+            if entry[0] == "error":  # a failure's completion: ``error{message}``, no ``result``
+                data["error"] = {"message": result}
+            else:
+                data["result"] = {"content": result}
             lines.append({"type": COMPLETE, "data": data})
         elif entry == "shutdown":
             lines.append({"type": SHUTDOWN, "data": {"modelMetrics": story.get("final_metrics")}})
@@ -126,13 +130,15 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
     lines: list[Any] = [{"type": START, "data": data}]
     placed, _ = place_results(story)
     for t, turn in enumerate(story["turns"]):
-        if turn["src"] not in ("user", "agent"):
+        if turn["src"] not in EVENTS:
             report_loss(f"not in {NAME}: /turns/*/src", pointer=f"/turns/{t}/src")
             continue
         msg = turn["msg"] if isinstance(turn["msg"], str) else orjson.dumps(turn["msg"]).decode()
         if not isinstance(turn["msg"], str):
             report_loss(f"text in {NAME}: /turns/*/msg", pointer=f"/turns/{t}/msg")  # its JSON written as the text
-        ev: dict[str, Any] = {"type": USER if turn["src"] == "user" else ASSISTANT, "data": {"content": msg}}
+        ev: dict[str, Any] = {"type": EVENTS[turn["src"]], "data": {"content": msg}}
+        if turn["src"] == "system":
+            ev["data"]["role"] = "system"  # as Copilot CLI writes its system prompt
         if "ts" in turn:
             ev["timestamp"] = turn["ts"]
         if turn["src"] == "agent":

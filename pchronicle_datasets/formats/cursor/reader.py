@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import FormatError
 from ...pointer import escape
 from ..residual import Residual, origin
-from .fields import CALL_ID, NAME, ROLES, TEXT_KEYS, TOOL_KEYS, WRAPPED
+from .fields import CALL_ID, NAME, REDACTED, ROLES, TEXT_KEYS, TOOL_KEYS, WRAPPED
 
 __all__ = ["Transcript"]
 
@@ -51,7 +51,7 @@ def _take_line(
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "text" and type(part.get("text")) is str:
             text = part["text"]
-            match = WRAPPED.match(text) if value["role"] == "user" else None
+            match = (WRAPPED if value["role"] == "user" else REDACTED).match(text)
             if match:
                 wrapped[f"{i}/{k}"] = [match.group(1), match.group(3)]
                 text = match.group(2)

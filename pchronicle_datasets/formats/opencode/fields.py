@@ -16,6 +16,8 @@ MAPPED_PARTS = ("text", "reasoning", "tool")
 #: The keys of a mapped part the turn holds (its other keys stay residual at their pointer).
 TEXT_KEYS = ("type", "text")
 TOOL_KEYS = ("type", "tool", "callID", "state")
-#: ``tokens`` of a message → ``metrics``: exactly this shape, every count an integer.
+#: ``tokens`` of a message → ``metrics``: exactly this shape, every count an integer; OpenCode 1.18 adds an integer
+#: ``total`` (a real 1.18.13 database: every assistant message), kept in ``metrics.extra.total``.
 TOKEN_KEYS = {"input", "output", "reasoning", "cache"}
+TOTAL = "total"
 CACHE_KEYS = {"read", "write"}

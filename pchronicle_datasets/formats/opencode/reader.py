@@ -19,7 +19,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import CACHE_KEYS, MAPPED_PARTS, NAME, ROLES, TEXT_KEYS, TOKEN_KEYS, TOOL_KEYS
+from .fields import CACHE_KEYS, MAPPED_PARTS, NAME, ROLES, TEXT_KEYS, TOKEN_KEYS, TOOL_KEYS, TOTAL
 
 __all__ = ["read_export"]
 
@@ -37,8 +37,8 @@ def _metrics(info: dict[str, Any]) -> dict[str, Any] | None:
     cache = tokens.get("cache") if isinstance(tokens, dict) else None
     if not (
         isinstance(tokens, dict)
-        and tokens.keys() == TOKEN_KEYS
-        and all(type(tokens[k]) is int for k in ("input", "output", "reasoning"))
+        and tokens.keys() - {TOTAL} == TOKEN_KEYS
+        and all(type(tokens[k]) is int for k in ("input", "output", "reasoning", TOTAL) if k in tokens)
         and isinstance(cache, dict)
         and cache.keys() == CACHE_KEYS
         and all(type(v) is int for v in cache.values())
@@ -50,6 +50,8 @@ def _metrics(info: dict[str, Any]) -> dict[str, Any] | None:
         "cached_tokens": cache["read"],
         "extra": {"reasoning": tokens["reasoning"], "cache_write": cache["write"]},
     }
+    if TOTAL in tokens:
+        metrics["extra"][TOTAL] = tokens[TOTAL]
     if type(cost) in (int, float):
         metrics["cost_usd"] = cost
     return metrics
@@ -97,6 +99,8 @@ class _Reader:
                 story["agent"]["name"] = v
             elif key == "title" and type(v) is str:
                 story["notes"] = v
+            elif key == "version" and type(v) is str and v:  # the OpenCode version that wrote the session
+                story["agent"]["ver"] = v
             elif key == "parentID" and type(v) is str and v:
                 story["parent"] = {"psid": v, "rel": "subagent"}
             elif key != "id":

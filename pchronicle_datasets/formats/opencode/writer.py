@@ -24,12 +24,12 @@ from .fields import NAME, ROLE_OF
 __all__ = ["WRITTEN", "encode"]
 
 #: What an export synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
-#: other value as ``not in opencode: <pointer>``): the session id, its agent's name, title and parent session, and
-#: each turn as a message (a turn's id is its place, read again in order) with its text, reasoning, model, calls
-#: and their results.
+#: other value as ``not in opencode: <pointer>``): the session id, its agent's name and version, title and parent
+#: session, and each turn as a message (a turn's id is its place, read again in order) with its text, reasoning,
+#: model, calls and their results.
 WRITTEN = {
     "": ("session", "notes", "parent", "turns", "unknown_fields"),
-    "agent": ("name",),
+    "agent": ("name", "ver"),
     "task": (),
     "turn": ("id", "src", "msg", "reason", "model", "tool_calls", "observation"),
     "call": ("tcid", "fn", "args", "result"),
@@ -67,6 +67,7 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
         if isinstance(metrics, dict) and "prompt_tokens" in metrics:
             extra = metrics.get("extra") or {}
             info["tokens"] = {
+                **({"total": extra["total"]} if "total" in extra else {}),
                 "input": metrics["prompt_tokens"],
                 "output": metrics.get("completion_tokens"),
                 "reasoning": extra.get("reasoning"),
@@ -109,6 +110,8 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
         out["info"]["agent"] = story["agent"]["name"]
     if "notes" in story:
         out["info"]["title"] = story["notes"]
+    if "ver" in story["agent"]:
+        out["info"]["version"] = story["agent"]["ver"]
     if "parent" in story:
         out["info"]["parentID"] = story["parent"]["psid"]
     for pointer, value in sorted(fields.items(), key=lambda kv: len(parse(kv[0]))):
@@ -123,6 +126,8 @@ def _synthesized(story: dict[str, Any]) -> dict[str, Any]:
         info["agent"] = story["agent"]["name"]
     if isinstance(story.get("notes"), str):
         info["title"] = story["notes"]
+    if isinstance(story["agent"].get("ver"), str):
+        info["version"] = story["agent"]["ver"]
     if "parent" in story:
         info["parentID"] = story["parent"]["psid"]
     out: dict[str, Any] = {"info": info, "messages": []}

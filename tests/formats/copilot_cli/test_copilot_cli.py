@@ -12,7 +12,14 @@ import pchronicle_datasets as pc
 from pchronicle_datasets import FormatError
 from pchronicle_datasets.formats import detect, from_storyline, into_storyline, iter_records
 
-EVENTS = next((Path(__file__).resolve().parents[2] / "data" / "copilot_cli").rglob("events.jsonl"))
+EVENTS = (
+    Path(__file__).resolve().parents[2]
+    / "data"
+    / "copilot_cli"
+    / "session-state"
+    / "7c3e1f20-0000-4000-8000-00000000c0p1"
+    / "events.jsonl"
+)
 
 
 def events():
