@@ -66,6 +66,10 @@ EXPECTED = {
     # placeholder home the user-path rule leaves alone
     "codex/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.excerpt.jsonl": {"opaque-reasoning": 16},
     "codex/pre-wrapper-2025-09-10-cf4def41.excerpt.jsonl": {"opaque-reasoning": 2},
+    # real Copilot CLI 1.0.78 sessions (WildChildForLife/lantern): the session-state folder under /home/agent, the
+    # container user's home, once each: a true user path
+    "copilot_cli/lantern/session-state/049410b4-c1df-44ee-87a5-caa1c349091e/events.jsonl": {"user-path": 1},
+    "copilot_cli/lantern/session-state/f27af309-ccf3-41da-8f07-b3dcbffd4c90/events.jsonl": {"user-path": 1},
     "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1},
     "pi/large-session.excerpt.jsonl": {"user-path": 1},
     "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
