@@ -18,6 +18,7 @@ for the builder and the CLI to report, so a folder loads without stopping on a f
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 
@@ -42,27 +43,36 @@ def sidecar_names(name: str) -> list[str]:
 
 
 def index_files(names: Sequence[str]) -> dict[int, str]:
-    """The files of ``names`` that a format's ``INDEX_FILES`` names (by their base name), each with what it is."""
+    """The files of ``names`` that a format's ``INDEX_FILES`` names, each with what it is. A name is a file's base
+    name, or its last path parts when it holds a ``/`` (``sessions/x.json``: only in a folder ``sessions``), with
+    ``*`` standing for any part of a name (OpenClaw's ``<session id>.trajectory.jsonl``).
+
+    >>> list(index_files(["a/sessions/s1.trajectory-path.json", "a/s1.trajectory-path.json", "p/logs.json"]))
+    [0, 2]
+    """
     from .formats import capability, formats
 
     known: dict[str, str] = {}
     for module in formats():
         if capability(module, "index_files") is not None:
             known.update(module.INDEX_FILES)
-    return {
-        i: known[base]
-        for i, name in enumerate(names)
-        if (base := name.replace(os.sep, "/").rsplit("/", 1)[-1]) in known
-    }
+    out: dict[int, str] = {}
+    for i, name in enumerate(names):
+        parts = name.replace(os.sep, "/").split("/")
+        for pattern, what in known.items():
+            if fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern):
+                out[i] = what
+                break
+    return out
 
 
-def index_note(names: Sequence[str]) -> str | None:
+def index_note(names: Sequence[str], paths: Sequence[str] | None = None) -> str | None:
     """What the builder, ``read_batches`` and the CLI say of the index files ``pair`` left out of ``names``.
 
     >>> index_note(["p/sessions-index.json", "p/s.jsonl"])[:62]
     'left out 1 file that holds no session: p/sessions-index.json ('
     """
-    found = index_files(names)
+    found = index_files(names if paths is None else paths)
     if not found:
         return None
     first = min(found)
@@ -73,11 +83,12 @@ def index_note(names: Sequence[str]) -> str | None:
     )
 
 
-def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
+def pair(names: Sequence[str], paths: Sequence[str] | None = None) -> tuple[list[int], dict[int, int]]:
     """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
     sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
     too: a lone ``x.meta.json`` stays a document (and detection says what it is). An index file (``index_files``)
-    is no document."""
+    is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
+    the folders an index file's name may require."""
     where = {name: i for i, name in enumerate(names)}
     sidecars: dict[int, int] = {}
     for i, name in enumerate(names):
@@ -85,7 +96,7 @@ def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
             if side in where and where[side] != i:
                 sidecars[i] = where[side]
                 break
-    taken = set(sidecars.values()) | set(index_files(names))
+    taken = set(sidecars.values()) | set(index_files(names if paths is None else paths))
     return [i for i in range(len(names)) if i not in taken], sidecars
 
 
