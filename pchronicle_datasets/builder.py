@@ -161,8 +161,9 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         generators = []
         for split, paths in files.items():
             # A sidecar listed beside its file (sidecars.py) is no document: its file's reader gets it.
-            keep, side = pair(names[split])
-            if note := index_note(names[split]):
+            given = [str(p) for p in self.config.data_files[split]]  # with their folders (an index file's name)
+            keep, side = pair(names[split], given)
+            if note := index_note(names[split], given):
                 logger.warning(f"pchronicle: {note}")
             generators.append(
                 datasets.SplitGenerator(

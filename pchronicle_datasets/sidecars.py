@@ -19,6 +19,7 @@ is, for the builder and the CLI to report, so a folder loads without stopping on
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Sequence
 
@@ -43,9 +44,13 @@ def sidecar_names(name: str) -> list[str]:
 
 
 def index_files(names: Sequence[str]) -> dict[int, str]:
-    """The files of ``names`` that a format's ``INDEX_FILES`` names (by their base name, or a folder they are
-    below), each with what it is.
+    """The files of ``names`` that a format's ``INDEX_FILES`` names, each with what it is. A name is a file's base
+    name, or its last path parts when it holds a ``/`` (``sessions/x.json``: only in a folder ``sessions``), with
+    ``*`` standing for any part of a name (OpenClaw's ``<session id>.trajectory.jsonl``); a name ending in ``/`` is
+    a folder, every file below it at any depth (Claude Code's ``tool-results/``).
 
+    >>> list(index_files(["a/sessions/s1.trajectory-path.json", "a/s1.trajectory-path.json", "p/logs.json"]))
+    [0, 2]
     >>> found = index_files(["p/s.jsonl", "p/s/tool-results/toolu_01.json", "p/s/tool-results/p1/page-1.json"])
     >>> sorted(found), found[1]
     ([1, 2], 'a tool output Claude Code kept apart, too big for the conversation')
@@ -59,21 +64,30 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
     folders = {key.rstrip("/"): what for key, what in known.items() if key.endswith("/")}
     out: dict[int, str] = {}
     for i, name in enumerate(names):
-        *parents, base = name.replace(os.sep, "/").split("/")
-        if base in known:
-            out[i] = known[base]
-        elif found := next((folders[p] for p in parents if p in folders), None):
+        parts = name.replace(os.sep, "/").split("/")
+        found = next((folders[p] for p in parts[:-1] if p in folders), None)
+        if found is None:
+            found = next(
+                (
+                    what
+                    for pattern, what in known.items()
+                    if not pattern.endswith("/")
+                    and fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern)
+                ),
+                None,
+            )
+        if found is not None:
             out[i] = found
     return out
 
 
-def index_note(names: Sequence[str]) -> str | None:
+def index_note(names: Sequence[str], paths: Sequence[str] | None = None) -> str | None:
     """What the builder, ``read_batches`` and the CLI say of the index files ``pair`` left out of ``names``.
 
     >>> index_note(["p/sessions-index.json", "p/s.jsonl"])[:62]
     'left out 1 file that holds no session: p/sessions-index.json ('
     """
-    found = index_files(names)
+    found = index_files(names if paths is None else paths)
     if not found:
         return None
     first = min(found)
@@ -84,11 +98,12 @@ def index_note(names: Sequence[str]) -> str | None:
     )
 
 
-def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
+def pair(names: Sequence[str], paths: Sequence[str] | None = None) -> tuple[list[int], dict[int, int]]:
     """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
     sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
     too: a lone ``x.meta.json`` stays a document (and detection says what it is). An index file (``index_files``)
-    is no document."""
+    is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
+    the folders an index file's name may require."""
     where = {name: i for i, name in enumerate(names)}
     sidecars: dict[int, int] = {}
     for i, name in enumerate(names):
@@ -96,7 +111,7 @@ def pair(names: Sequence[str]) -> tuple[list[int], dict[int, int]]:
             if side in where and where[side] != i:
                 sidecars[i] = where[side]
                 break
-    taken = set(sidecars.values()) | set(index_files(names))
+    taken = set(sidecars.values()) | set(index_files(names if paths is None else paths))
     return [i for i in range(len(names)) if i not in taken], sidecars
 
 

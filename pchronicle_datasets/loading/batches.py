@@ -218,8 +218,8 @@ def read_batches(
     say = log or (lambda message: logger.warning(f"pchronicle: {message}"))
     bad = BadRecords(on_bad_records, Quarantine(target, run=run, log=say, examples=MAX_EXAMPLES))
     links = parent_links(files, format)
-    keep, side = pair(names)  # a sidecar listed beside its file is no document: its file's reader gets it
-    if note := index_note(names):
+    keep, side = pair(names, files)  # a sidecar listed beside its file is no document: its file's reader gets it
+    if note := index_note(names, files):
         say(note)
     for i in keep:
         file, name = files[i], names[i]

@@ -48,12 +48,27 @@ def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> A
     from datasets.utils import logging
 
     try:
-        every = DataFilesList.from_patterns(["**"], base_path=base_path, allowed_extensions=list(FOLDER_EXTENSIONS),
-                                            download_config=download_config)  # fmt: skip
+        listed = DataFilesList.from_patterns(["**"], base_path=base_path, allowed_extensions=list(FOLDER_EXTENSIONS),
+                                             download_config=download_config)  # fmt: skip
     except FileNotFoundError:
+        listed = DataFilesList([], origin_metadata=[])
+    # Each file's origin (its modification time, an ETag) is what datasets fingerprints the prepared cache with.
+    origin = dict(zip(listed, listed.origin_metadata, strict=True))
+    # datasets takes a file whose name holds an extension anywhere in it: the copies and archives a harness keeps
+    # beside a session (OpenClaw's `<id>.jsonl.bak-<pid>-<ms>`, `<id>.jsonl.reset.<time>`) were read as sessions of
+    # their own, the same conversation many times over. The CLI's rule (sidecars.folder_files): the name's end.
+    every = [f for f in listed if f.endswith(FOLDER_EXTENSIONS)]
+    if not every:
         raise FileNotFoundError(
             f"no file with a {', '.join(FOLDER_EXTENSIONS)} extension below {base_path} (the files the readers take)"
-        ) from None
+        )
+    if len(every) < len(listed):
+        skipped = [f for f in listed if not f.endswith(FOLDER_EXTENSIONS)]
+        logging.get_logger(__name__).warning(
+            f"pchronicle: left out {len(skipped)} file(s) below {base_path} whose name holds a reader's extension "
+            f"without ending with it (copies or archives a harness keeps), e.g. {skipped[0]}: give them as "
+            "data_files to read them"
+        )
     splits, left_out = split_folder({str(k): list(v) for k, v in inferred.items()}, every)
     if left_out:
         named = ", ".join(str(k) for k in inferred)
@@ -62,8 +77,6 @@ def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> A
             f"leave out {left_out} of its {len(every)} files: every file is read into the train split. To split the "
             'folder, name the splits: data_files={"train": …, "test": …}.'
         )
-    # Each file's origin (its modification time, an ETag) is what datasets fingerprints the prepared cache with.
-    origin = dict(zip(every, every.origin_metadata, strict=True))
     return DataFilesDict(
         {split: DataFilesList(files, origin_metadata=[origin[f] for f in files]) for split, files in splits.items()}
     )

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
-from .fields import NAME, ROLES
+from .fields import INDEX_FILES, NAME, ROLES
 from .reader import is_header, read_session
 from .writer import encode, session_lines
 
@@ -30,6 +30,7 @@ __all__ = [
     "ALIASES",
     "ENCODE_IN_BATCHES",
     "EXTENSION",
+    "INDEX_FILES",
     "NAME",
     "OUTPUT",
     "PER_DOCUMENT",

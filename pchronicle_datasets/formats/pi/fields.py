@@ -7,6 +7,17 @@
 from __future__ import annotations
 
 NAME = "pi"
+#: Files OpenClaw (which writes its agents' sessions in Pi's format, ``~/.openclaw/agents/<id>/sessions/``) keeps
+#: beside them that hold no session (``sidecars.pair`` leaves them out of a folder's documents; ``*``: any part of
+#: a name, the ``sessions/`` folder required so that a user's own file of that name elsewhere is still read):
+#: found in a real OpenClaw state folder (tests/data/pi/README.md).
+INDEX_FILES = {
+    "sessions/*.trajectory.jsonl": "OpenClaw's runtime trace of the session (its own schema, no Pi session)",
+    "sessions/*.trajectory-path.json": "OpenClaw's pointer to the session's runtime trace",
+    "sessions/sessions.json": "OpenClaw's store of the agent's sessions (session keys, delivery, usage)",
+    "sessions/sessions.json.*.tmp": "a copy of OpenClaw's store of sessions an interrupted write left",
+    "sessions/.usage-cost-cache.json": "OpenClaw's cache of the sessions' usage and cost",
+}
 HINTS = "pi"  # /meta/pi: the line plan and counts of a document read from a Pi session
 AGENT_ID = "pi"
 
@@ -21,6 +32,10 @@ ROLES = {
 }
 #: entry types that give a context turn: entry type → the key of their text
 SUMMARIES = {"compaction": "summary", "branch_summary": "summary"}
+#: v3's entry of an extension's message to the model (``{type: "custom_message", customType, content, display,
+#: details}``; pi-mono docs/session.md: "Extension-injected messages that DO participate in LLM context"; OpenClaw
+#: writes the runtime context it sends beside each user message so): read as a ``custom`` message is
+CUSTOM_MESSAGE = "custom_message"
 
 #: assistant usage key → Storyline metrics key; ``cost.total`` is ``cost_usd``; the rest go to metrics.extra
 USAGE = {"input": "prompt_tokens", "output": "completion_tokens", "cacheRead": "cached_tokens"}

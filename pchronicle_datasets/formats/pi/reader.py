@@ -20,7 +20,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import AGENT_ID, HINTS, NAME, ROLES, SUMMARIES, USAGE, USAGE_EXTRA
+from .fields import AGENT_ID, CUSTOM_MESSAGE, HINTS, NAME, ROLES, SUMMARIES, USAGE, USAGE_EXTRA
 
 __all__ = ["is_header", "read_session", "single_text"]
 
@@ -194,6 +194,11 @@ class _Reader:
             self.keep_rest(f"/{i}", entry, ("type", "timestamp", SUMMARIES[kind], *rest))
             self.plan.append(["s", t, kind])
             return None
+        if kind == CUSTOM_MESSAGE:  # the model saw it: the same context turn as a custom message's
+            t = self.custom(i, entry, entry)
+            self.keep_rest(f"/{i}", entry, ("type", "timestamp", "content", *self.custom_keys(t)))
+            self.plan.append(["m", t, _form(entry)])
+            return None
         message = entry.get("message")
         # a list or object role is unhashable: only a string one is looked up
         role = message.get("role") if kind == "message" and isinstance(message, dict) else None
@@ -221,14 +226,22 @@ class _Reader:
             )
             self.plan.append(["b", t])
         else:  # custom / hookMessage
-            t = self.new_turn(i, entry, "user", single_text(message.get("content", "")))
-            self.turns[t]["kind"] = "context"
-            if isinstance(message.get("customType"), str):
-                self.turns[t]["extra"] = {"custom_type": message["customType"]}
-            used = ("role", "content", *(("customType",) if "extra" in self.turns[t] else ()))
-            self.keep_rest(base, message, used)
+            t = self.custom(i, entry, message)
+            self.keep_rest(base, message, ("role", "content", *self.custom_keys(t)))
             self.plan.append(["c", t, message["role"], _form(message)])
         return None
+
+    def custom(self, i: int, entry: dict, holder: dict) -> int:
+        """The context turn of an extension's message to the model (``holder``: a ``custom`` message, or a
+        ``custom_message`` entry itself): ``msg`` its content, ``extra.custom_type`` its ``customType``."""
+        t = self.new_turn(i, entry, "user", single_text(holder.get("content", "")))
+        self.turns[t]["kind"] = "context"
+        if isinstance(holder.get("customType"), str):
+            self.turns[t]["extra"] = {"custom_type": holder["customType"]}
+        return t
+
+    def custom_keys(self, t: int) -> tuple[str, ...]:
+        return ("customType",) if "extra" in self.turns[t] else ()
 
     def media(self, t: int, content: list, base: str) -> list[str] | None:
         """A user message of several blocks: its text blocks are ``msg`` (one: its text), its images

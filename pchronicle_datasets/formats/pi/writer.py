@@ -18,7 +18,7 @@ from ...losses import report_loss
 from ...pointer import unescape
 from ..layout import report_unwritten
 from ..residual import source_fields
-from .fields import HINTS, NAME
+from .fields import CUSTOM_MESSAGE, HINTS, NAME
 
 #: What a session synthesized from another format's document holds of it (``layout.report_unwritten`` counts every
 #: other value as ``not in pi: <pointer>``): the session id and start time, and each turn's messages, thinking,
@@ -101,6 +101,16 @@ def _assistant(turn: dict[str, Any], layout: list[str] | None, shown: dict[str, 
     return message
 
 
+def _custom(turn: dict[str, Any], form: str | None) -> dict[str, Any]:
+    """The ``content`` and ``customType`` of an extension's message (a ``custom`` message or entry)."""
+    out: dict[str, Any] = {}
+    if form:
+        out["content"] = _content(turn["msg"], form)
+    if isinstance(turn.get("extra"), dict) and "custom_type" in turn["extra"]:
+        out["customType"] = turn["extra"]["custom_type"]
+    return out
+
+
 def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
     fields = (source_fields(story, NAME) or {}).get("fields") or {}
     by_line: dict[int, list[tuple[list[str], Any]]] = {}
@@ -125,6 +135,8 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
             message: dict[str, Any] | None = None
             if step[0] == "s":
                 line = {"type": step[2], "summary": turn["msg"], **turn["extra"][step[2]]}
+            elif step[0] == "m":  # a custom_message entry: the custom message's keys on the entry itself
+                line = {"type": CUSTOM_MESSAGE, **_custom(turn, step[2])}
             elif step[0] == "u":
                 message = {"role": "user"}
                 if len(step) > 3 and step[3] is not None:
@@ -150,11 +162,7 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
             elif step[0] == "b":
                 message = {"role": "bashExecution", **turn["extra"]["bash_execution"]}
             elif step[0] == "c":
-                message = {"role": step[2]}
-                if step[3]:
-                    message["content"] = _content(turn["msg"], step[3])
-                if isinstance(turn.get("extra"), dict) and "custom_type" in turn["extra"]:
-                    message["customType"] = turn["extra"]["custom_type"]
+                message = {"role": step[2], **_custom(turn, step[3])}
             if message is not None:
                 line = {"type": "message", "message": message}
             if "ts" in turn and step[0] != "r":

@@ -23,6 +23,10 @@ COMPACT = DATA / "entire_2.1.36_compact" / "53ea1606-cf60-417b-928a-068324ecc7b3
 CHILD = DATA / "showcase" / "55550000-0000-4000-8000-000000000001" / "subagents" / "agent-showcol1.jsonl"
 SPOTTER_AGENT = DATA / "spotter_2.1.39" / "agent-a7be2f0.jsonl"
 SPOTTER_COMPACT = DATA / "spotter_2.1.39" / "4d5611e5-241a-462a-8d15-5122611a9569.excerpt.jsonl"
+FOLDER = DATA / "spotter_2.1.39_folder"  # a real session's folder: the session (excerpt), a subagent, a compaction
+FOLDER_SESSION = FOLDER / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.excerpt.jsonl"
+FOLDER_AGENT = FOLDER / "ae4a77f8-aedd-4bc1-888f-c94edc91af04" / "subagents" / "agent-aac57f5.jsonl"
+FOLDER_COMPACT = FOLDER / "ae4a77f8-aedd-4bc1-888f-c94edc91af04" / "subagents" / "agent-acompact-946d2b.jsonl"
 
 
 def lines(path: Path) -> list[dict]:
@@ -54,7 +58,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 10
+    assert len(FILES) == 13
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
@@ -293,3 +297,51 @@ def test_a_record_glued_to_the_line_before_is_read_and_the_conversation_goes_on_
     assert doc["meta"]["claude-code"]["abandoned"] == [8]
     # Written back, each record on its own line: the same records.
     assert [json.loads(x) for x in claude_code.encode([doc]).splitlines()] == lines(GLUED)
+
+
+def test_a_real_session_folder_with_its_subagent_and_its_compaction_sidechain_loads_linked():
+    """marot/spotter's real 2.1.39 session folder, loaded as a user would (``data_dir``): the session (an excerpt:
+    the response whose ``Task`` call spawned ``aac57f5`` and a parallel ``Skill`` call, their results, then a manual
+    compaction), ``subagents/agent-aac57f5.jsonl`` and the compaction sidechain ``agent-acompact-946d2b.jsonl``,
+    whose answer is the summary the session goes on from. Counted here from the lines."""
+    session, agent, compact = lines(FOLDER_SESSION), lines(FOLDER_AGENT), lines(FOLDER_COMPACT)
+    (spawn,) = [line for line in session if (line.get("toolUseResult") or {}).get("agentId") == "aac57f5"]
+    spawn_call = blocks(spawn, "tool_result")[0]["tool_use_id"]
+    ds = load_dataset("pchronicle", "auto", data_dir=str(FOLDER), split="train")
+    docs = {row["session"]: pc.row_to_story(row) for row in ds}
+    sid = session[0]["sessionId"]
+    assert set(docs) == {sid, f"{sid}/agent-aac57f5", f"{sid}/agent-acompact-946d2b"}
+    parent, child, sidechain = docs[sid], docs[f"{sid}/agent-aac57f5"], docs[f"{sid}/agent-acompact-946d2b"]
+    # the parent: the Task call (written before the Skill call of the same response, which hangs from the Task's
+    # agent_progress line) names its child; both results are on the response's turn
+    calls = {c["tcid"]: c for t in parent["turns"] for c in t.get("tool_calls") or ()}
+    assert {c["fn"] for c in calls.values()} == {"Task", "Skill"}
+    assert calls[spawn_call]["fn"] == "Task" and calls[spawn_call]["extra"]["subagent"] == child["session"]
+    assert parent["children"] == [child["session"]]
+    results = [r["source_call_id"] for t in parent["turns"] for r in (t.get("observation") or {}).get("results", ())]
+    assert sorted(results) == sorted(b["tool_use_id"] for line in session for b in blocks(line, "tool_result"))
+    # the subagent: every call and result, its parent (no sidecar beside it: no scid)
+    assert child["parent"] == {"psid": sid, "rel": "spawn"}
+    assert len([c for t in child["turns"] for c in t.get("tool_calls") or ()]) == 12
+    assert sum(len(blocks(line, "tool_use")) for line in agent) == 12
+    assert [r["source_call_id"] for t in child["turns"] for r in (t.get("observation") or {}).get("results", ())] == [
+        b["tool_use_id"] for line in agent for b in blocks(line, "tool_result")
+    ]
+    # the compaction sidechain: a child of rel compaction, flagged, its answer the summary the session goes on from
+    assert sidechain["parent"] == {"psid": sid, "rel": "compaction"} and "compaction" in pc.flags(sidechain)
+    answer = "".join(b["text"] for b in blocks(compact[-1], "text"))
+    assert [t["src"] for t in sidechain["turns"]] == ["user", "agent"] and sidechain["turns"][1]["msg"] == answer
+    summary = next(
+        t for t in parent["turns"] if t.get("copied") and t["extra"]["claude_code"]["context"] == "compact_summary"
+    )
+    body = answer.split("<summary>")[-1].split("</summary>")[0].strip()
+    assert body[:500] in summary["msg"] and body[-500:] in summary["msg"]
+    # the boundary's logicalParentUuid names a line the excerpt does not hold: the session goes on through it
+    (boundary,) = [i for i, line in enumerate(session) if line.get("subtype") == "compact_boundary"]
+    assert session[boundary]["compactMetadata"] == {"trigger": "manual", "preTokens": 142431}
+    assert "abandoned" not in parent["meta"]["claude-code"] and parent["turns"][0]["tool_calls"]
+    for path in (FOLDER_SESSION, FOLDER_AGENT, FOLDER_COMPACT):
+        messages = pc.to_messages(pc.story_to_row(story(path)))["messages"]
+        assert len([m for m in messages if m["role"] == "tool"]) == sum(
+            len(blocks(line, "tool_result")) for line in lines(path)
+        )

@@ -155,3 +155,52 @@ def test_a_real_tree_fragment_without_its_header():
     stats = pc.compute_tool_stats(story)
     assert [(s["tool"], s["count"], s["success"], s["failure"]) for s in stats] == [("satellite_remote_exec", 4, 3, 1)]
     assert all(t["model"] == "deepseek-v4-flash" for t in story["turns"] if t["src"] == "agent")
+
+
+OPENCLAW = DATA / "openclaw" / "agents" / "main" / "sessions"  # an OpenClaw agent's sessions folder, as it lies
+OPENCLAW_SESSION = OPENCLAW / "a4ecf754-58c6-4d18-b047-12a40e604950.jsonl"
+
+
+def test_a_real_openclaw_custom_message_is_a_context_turn_the_model_saw():
+    """OpenClaw (Pi's v3 format) writes the runtime context it sends the model with the user's message as a
+    ``custom_message`` entry (pi-mono docs/session.md: "Extension-injected messages that DO participate in LLM
+    context"): a context turn like a ``custom`` message's, its ``display``/``details`` residual, given back."""
+    src = _lines(OPENCLAW_SESSION)
+    (injected,) = [e for e in src if e["type"] == "custom_message"]
+    story = _story(OPENCLAW_SESSION)
+    pc.validate(story)
+    assert [(t["src"], t.get("kind")) for t in story["turns"]] == [("user", None), ("user", "context"), ("agent", None)]
+    turn = story["turns"][1]
+    assert turn["msg"] == injected["content"] and turn["extra"] == {"custom_type": "openclaw.runtime-context"}
+    assert turn["ts"] == injected["timestamp"]
+    # the model's answer follows it on the chain; the entries no turn gives (model_change, custom…) stay residual
+    assert story["turns"][2]["reason"].startswith("The user is saying")
+    assert story["turns"][2]["effort"] == "medium"
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert injected["content"] in [m["content"] for m in messages]
+    assert [orjson.loads(x) for x in pi.encode([story]).splitlines()] == src
+
+
+def test_a_real_openclaw_sessions_folder_loads_without_its_trajectory_files():
+    """OpenClaw keeps beside each session ``<id>.trajectory.jsonl`` (its own runtime trace, no Pi session) and
+    ``<id>.trajectory-path.json`` (a pointer to it): a folder's listing leaves them out and says so, instead of
+    refusing the whole folder on a file no reader takes."""
+    from datasets import load_dataset
+
+    ds = load_dataset("pchronicle", "auto", data_dir=str(OPENCLAW), split="train")
+    # the copies OpenClaw keeps (`<id>.jsonl.bak-<pid>-<ms>` before a rewrite, `<id>.jsonl.reset.<time>` after a
+    # /reset) are no documents of a folder: datasets listed them (".jsonl" is in their names), and each was read
+    # as a session of its own, the same conversation again; the CLI never took them
+    assert ds["session"] == ["a4ecf754-58c6-4d18-b047-12a40e604950"]
+    from pchronicle_datasets.sidecars import folder_files, index_files
+
+    names = [str(p) for p in sorted(OPENCLAW.iterdir())]
+    assert [Path(names[i]).name.split(".", 1)[1] for i in index_files(names)] == [
+        "trajectory-path.json",
+        "trajectory.jsonl",
+    ]
+    assert [Path(p).name for p in folder_files([str(OPENCLAW)]) if not p.endswith("trajectory.jsonl")] == [
+        OPENCLAW_SESSION.name,
+        OPENCLAW_SESSION.name.replace(".jsonl", ".trajectory-path.json"),
+    ]
+    assert not index_files(["runs/x.trajectory.jsonl", "sessions.json"])  # only in a sessions folder
