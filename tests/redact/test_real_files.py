@@ -70,6 +70,21 @@ EXPECTED = {
     # container user's home, once each: a true user path
     "copilot_cli/lantern/session-state/049410b4-c1df-44ee-87a5-caa1c349091e/events.jsonl": {"user-path": 1},
     "copilot_cli/lantern/session-state/f27af309-ccf3-41da-8f07-b3dcbffd4c90/events.jsonl": {"user-path": 1},
+    # a real OpenClaw state folder (Pi's session format): its author's Windows home, C:\\Users\\<name>, in each
+    # file that names the session's folder or cwd: true user paths; and a Claude Code 2.1.39 thinking signature
+    "pi/openclaw/agents/main/sessions/2db7f8ba-f951-4f31-b133-aece0caaf3aa.jsonl.bak-23636-1777818040170": {
+        "user-path": 1
+    },
+    "pi/openclaw/agents/main/sessions/3f35a4dc-2619-432e-bd98-572fd1b34d63.jsonl.reset.2026-05-04T04-28-18.495Z": {
+        "user-path": 1
+    },
+    "pi/openclaw/agents/main/sessions/a4ecf754-58c6-4d18-b047-12a40e604950.jsonl": {
+        "opaque-reasoning": 1,
+        "user-path": 1,
+    },
+    "pi/openclaw/agents/main/sessions/a4ecf754-58c6-4d18-b047-12a40e604950.trajectory-path.json": {"user-path": 1},
+    "pi/openclaw/agents/main/sessions/a4ecf754-58c6-4d18-b047-12a40e604950.trajectory.jsonl": {"user-path": 3},
+    "claude_code/spotter_2.1.39_folder/ae4a77f8-aedd-4bc1-888f-c94edc91af04.excerpt.jsonl": {"opaque-reasoning": 1},
     "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1},
     "pi/large-session.excerpt.jsonl": {"user-path": 1},
     "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
