@@ -17,6 +17,7 @@ from pchronicle_datasets.cli import main
 from pchronicle_datasets.errors import FormatError
 from pchronicle_datasets.formats import WHOLE_FILE_RECORD_LIMIT, detect, from_storyline, get_format, iter_records
 from pchronicle_datasets.quarantine import read_quarantine
+from pchronicle_datasets.sidecars import index_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
@@ -72,6 +73,10 @@ def source_files() -> list[Path]:
         if p.is_file() and not p.name.endswith((".expected.json", ".losses.json", ".meta.json"))
     ]
     data += DATA.rglob("*.traj")  # SWE-agent's trajectories keep their own extension
+    # Files a harness keeps beside its sessions that hold none (a format's INDEX_FILES: OpenClaw's trajectory
+    # pointers and traces) are left out of a folder's documents, not read as a format.
+    index = index_files([str(p) for p in data])
+    data = [p for i, p in enumerate(data) if i not in index]
     return sorted(samples) + sorted(data)
 
 
