@@ -61,8 +61,8 @@ class Session:
             self.layout.append(None)  # a line that was not JSON
         kind = ev.get("type") if isinstance(ev, dict) else None
         data = ev.get("data") if isinstance(ev, dict) else None
-        if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS:
-            kind = None
+        if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS or type(kind) is not str:
+            kind = None  # an event type that is no string is no event this reader maps (and no key of SOURCES)
         if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
             self._start(ptr, ev)
             self.layout.append("start")
