@@ -2,9 +2,10 @@
 and the writer.
 
 A session file (``~/.claude/projects/<project>/<session>.jsonl``) is JSON Lines of records; each record's
-``type`` says what it is. Only ``user`` and ``assistant`` records hold conversation (``message``: an Anthropic
-message, read through the shared message model); every other record is kept whole as residual under its line's
-pointer (``/{line index}/…``) and counted in the export hints.
+``type`` says what it is. ``user`` and ``assistant`` records hold conversation (``message``: an Anthropic
+message, read through the shared message model), and so does an ``attachment`` that holds a message the user typed
+mid-turn (``queued_prompt``); every other record is kept whole as residual under its line's pointer
+(``/{line index}/…``) and counted in the export hints.
 
 >>> RECORD_TYPES["progress"], RECORD_TYPES["user"]
 ('residual', 'message')

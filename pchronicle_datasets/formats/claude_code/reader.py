@@ -3,8 +3,9 @@
 The conversation (``chain.conversation``) gives the turns: each ``user``/``assistant`` record's ``message`` is an
 Anthropic message read by the shared message model (``formats/messages``), so the blocks of one response,
 written one line each with the same ``message.id``, are one turn; tool results are linked to their calls by
-``tool_use_id``. Every other record, and every record of an abandoned branch, is kept whole as residual under
-its line's pointer. Usage is repeated on every fragment of a response: the turn's ``metrics`` is the fragment's
+``tool_use_id``; a message the user typed mid-turn (an ``attachment``, ``fields.queued_prompt``) is a user turn of
+its words. Every other record, and every record of an abandoned branch, is kept whole as residual under its line's
+pointer. Usage is repeated on every fragment of a response: the turn's ``metrics`` is the fragment's
 with the most ``output_tokens`` (each fragment's own stays residual, for the same-source writer).
 
 >>> lines = [(0, 1, {"type": "user", "uuid": "u", "parentUuid": None, "sessionId": "s", "message": {
