@@ -23,11 +23,12 @@ DEFAULT = ROOT / "tests" / "data" / "claude_code"
 
 
 def session_files(args: list[str]) -> list[str]:
-    """The ``.jsonl`` files given (folders: recursively), sorted."""
+    """The ``.jsonl`` files given (folders: recursively), sorted; by default those of tests/data/claude_code but
+    its ``.written`` files (this project's own, each written for one rule: not a file of the wild to measure)."""
     out: list[str] = []
     for arg in args or [str(DEFAULT)]:
         if os.path.isdir(arg):
-            out += sorted(str(p) for p in Path(arg).rglob("*.jsonl"))
+            out += sorted(str(p) for p in Path(arg).rglob("*.jsonl") if args or ".written." not in p.name)
         else:
             out.append(arg)
     return out

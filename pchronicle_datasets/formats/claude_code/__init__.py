@@ -4,7 +4,8 @@ versions 2.0 to 2.1.x), one document per file.
 The conversation is the ``parentUuid`` chain to the file's last message (a rewind's abandoned branch stays
 residual); each response is one turn however many lines its blocks took, with its usage counted once; tool
 results carry their call's name (linked by ``tool_use_id``) and ``is_error``; hook reminders (``isMeta``) and
-compaction summaries (``isCompactSummary``) are context turns (``copied: true``); every other record
+compaction summaries (``isCompactSummary``) are context turns (``copied: true``); a message the user typed
+mid-turn (an ``attachment`` of type ``queued_command``) is a user turn; every other record
 (progress, snapshots, system records, summaries…) is kept whole as residual and counted. A subagent file
 (``<session>/subagents/agent-<id>.jsonl`` with its ``.meta.json`` sidecar, or an older flat ``agent-<id>.jsonl``)
 is a document of its own, linked by ``/parent`` to the session and the call that started it; the session lists

@@ -14,7 +14,9 @@ it stays residual as the records off the conversation do.
 The chain alone is not the whole conversation: an assistant response is written one line per content block, and
 with parallel tool calls each ``tool_result`` line is the child of *its* ``tool_use`` line, so the chain runs
 through one of them only. The conversation therefore also holds every fragment of a response on the chain (same
-``message.id``) and every result line that answers a call of the chain and hangs from the chain.
+``message.id``) and every result line that answers a call of the chain and hangs from the chain, and every
+message the user typed mid-turn (an ``attachment`` record, ``fields.queued_prompt``) that hangs from it: one on
+an abandoned branch is not.
 
 >>> lines = [
 ...     (0, {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "hi"}}),
@@ -37,6 +39,8 @@ through one of them only. The conversation therefore also holds every fragment o
 from __future__ import annotations
 
 from typing import Any
+
+from .fields import queued_prompt
 
 __all__ = ["conversation", "is_message_record"]
 
@@ -130,4 +134,12 @@ def conversation(lines: list[tuple[int, Any]]) -> list[int]:
                 members.add(i)
                 on.add(v["uuid"])
                 changed = True
+    for i, v in lines:  # messages typed mid-turn: on the chain already (the next response's parent), or hanging from it
+        uid = _uid(v, "uuid")
+        if i in members or queued_prompt(v) is None or uid in on:
+            continue
+        if _hangs_from(v, on, by_uuid):
+            members.add(i)
+            if uid is not None:
+                on.add(uid)
     return sorted(members)

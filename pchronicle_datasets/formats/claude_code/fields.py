@@ -2,14 +2,18 @@
 and the writer.
 
 A session file (``~/.claude/projects/<project>/<session>.jsonl``) is JSON Lines of records; each record's
-``type`` says what it is. Only ``user`` and ``assistant`` records hold conversation (``message``: an Anthropic
-message, read through the shared message model); every other record is kept whole as residual under its line's
-pointer (``/{line index}/…``) and counted in the export hints.
+``type`` says what it is. ``user`` and ``assistant`` records hold conversation (``message``: an Anthropic
+message, read through the shared message model), and so does an ``attachment`` that holds a message the user typed
+mid-turn (``queued_prompt``); every other record is kept whole as residual under its line's pointer
+(``/{line index}/…``) and counted in the export hints.
 
 >>> RECORD_TYPES["progress"], RECORD_TYPES["user"]
 ('residual', 'message')
 >>> CONTEXT_FLAGS["isCompactSummary"]
 'compact_summary'
+>>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command", "prompt": "also the tests",
+...     "commandMode": "prompt", "origin": {"kind": "human"}}})
+'also the tests'
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ RECORD_TYPES = {
     "progress": "residual",  # hook_progress, bash_progress, agent_progress, mcp_progress, waiting_for_task
     "file-history-snapshot": "residual",
     "queue-operation": "residual",
-    "attachment": "residual",
+    "attachment": "residual",  # but a queued prompt on the conversation is a user turn: queued_prompt
     "pr-link": "residual",
     "ai-title": "residual",
     "custom-title": "residual",
@@ -77,6 +81,36 @@ CONTEXT_KIND = "context"
 #: stays a user turn (the model saw it); ``/meta/claude-code/interrupted`` counts them, which ``pc.flags`` reads
 #: (``interrupted``). Only the whole text: a hook's message that quotes one is not an interrupt.
 INTERRUPT_MARKERS = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
+#: A message the user types while the agent is working (Claude Code 2.1.x, seen in a real 2.1.280 session) is no
+#: ``user`` record: Claude Code queues it (``queue-operation`` ``enqueue``, then ``remove`` with ``reason:
+#: "absorbed_mid_turn"``) and writes it as an ``attachment`` record ``{"type": "queued_command", "prompt": <the
+#: user's words>, "commandMode": "prompt", "origin": {"kind": "human"}, …}``, shown to the model mid-turn inside a
+#: system reminder (the record's ``rendered``: "The user sent a new message while you were working: …"), beside
+#: the next tool result. The model saw the user's words, and no ``user`` record holds them: such a record on the
+#: conversation is a user turn (``msg``: the ``prompt``; ``extra.claude_code.queued: true`` says it came mid-turn);
+#: every other key stays residual. Other modes (``task-notification``: a background task's end, not the user's
+#: words) and other origins (``peer``: another session's message) stay residual, as does a prompt of blocks.
+QUEUED_ATTACHMENT = "queued_command"
+QUEUED_MODE = "prompt"
+QUEUED_ORIGIN = "human"  # origin.kind, when the record has an origin
+QUEUED = "queued"  # extra.claude_code.queued: true on the turn
+
+
+def queued_prompt(value: object) -> str | None:
+    """The user's words of an ``attachment`` record that holds a message typed mid-turn (``QUEUED_ATTACHMENT``),
+    else None."""
+    if not isinstance(value, dict) or value.get("type") != "attachment":
+        return None
+    att = value.get("attachment")
+    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or att.get("commandMode") != QUEUED_MODE:
+        return None
+    origin = att.get("origin")
+    if "origin" in att and not (isinstance(origin, dict) and origin.get("kind") == QUEUED_ORIGIN):
+        return None
+    prompt = att.get("prompt")
+    return prompt if isinstance(prompt, str) else None
+
 
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.
 SPAWN_TOOLS = ("Task", "Agent")

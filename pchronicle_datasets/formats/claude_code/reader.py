@@ -3,8 +3,9 @@
 The conversation (``chain.conversation``) gives the turns: each ``user``/``assistant`` record's ``message`` is an
 Anthropic message read by the shared message model (``formats/messages``), so the blocks of one response,
 written one line each with the same ``message.id``, are one turn; tool results are linked to their calls by
-``tool_use_id``. Every other record, and every record of an abandoned branch, is kept whole as residual under
-its line's pointer. Usage is repeated on every fragment of a response: the turn's ``metrics`` is the fragment's
+``tool_use_id``; a message the user typed mid-turn (an ``attachment``, ``fields.queued_prompt``) is a user turn of
+its words. Every other record, and every record of an abandoned branch, is kept whole as residual under its line's
+pointer. Usage is repeated on every fragment of a response: the turn's ``metrics`` is the fragment's
 with the most ``output_tokens`` (each fragment's own stays residual, for the same-source writer).
 
 >>> lines = [(0, 1, {"type": "user", "uuid": "u", "parentUuid": None, "sessionId": "s", "message": {
@@ -27,6 +28,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...schema import is_time
 from ..base import INTERRUPTED
 from ..messages import TurnBuilder, read_message
+from ..messages.model import Message
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .chain import conversation, is_message_record
 from .fields import (
@@ -40,11 +42,13 @@ from .fields import (
     HINTS,
     INTERRUPT_MARKERS,
     NAME,
+    QUEUED,
     REL_COMPACTION,
     REL_SPAWN,
     SPAWN_TOOLS,
     SUBAGENT_PREFIX,
     child_session,
+    queued_prompt,
 )
 
 __all__ = ["read_session"]
@@ -165,6 +169,26 @@ class _Session:
                     self.agents[r.call_id] = result["agentId"]
         return hint
 
+    def queued(self, i: int, value: dict, mask: int) -> dict[str, Any] | None:
+        """The export hint of a message the user typed mid-turn (``fields.queued_prompt``) on the conversation: a
+        user turn of its ``attachment.prompt``; None for any other record."""
+        prompt = queued_prompt(value)
+        if prompt is None:
+            return None
+        m = Message(NAME, "user")
+        m.add_text("/prompt", prompt)
+        m.skeleton = {}  # the attachment's other keys are residual, one entry each (below)
+        _keep_keys(self.kept, i, value, mask, skip=("attachment",))
+        for key, v in value["attachment"].items():
+            if key != "prompt":
+                self.kept.keep(f"/{i}/attachment/{_escape(key)}", v)
+        hint = self.b.add(m, f"/{i}/attachment", self.kept.keep, where=i)
+        turn = self.b.turns[-1]
+        if is_time(value.get("timestamp")):
+            turn["ts"] = value["timestamp"]
+        turn.setdefault("extra", {})["claude_code"] = {QUEUED: True}
+        return hint
+
 
 def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sidecar: Any = None) -> dict[str, Any]:
     """The document of one session file's parsed lines ``(index, line, value)`` (``index``: 0-based among the
@@ -186,8 +210,11 @@ def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sid
         mask = _mask(value, shared)
         entry: dict[str, Any] = {"e": mask} if mask else {}
         hint = s.message(i, value, mask) if i in members and is_message_record(value) else None
+        queued = s.queued(i, value, mask) if i in members and hint is None else None
         if hint is not None:
             entry["m"] = hint
+        elif queued is not None:
+            entry["q"] = queued
         else:
             if is_message_record(value):
                 s.abandoned.append(i)

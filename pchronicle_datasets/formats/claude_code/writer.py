@@ -99,6 +99,8 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any], fields: dict[str,
             continue
         if "m" in entry:
             base["message"] = write_message(story, entry["m"])
+        if "q" in entry:  # a message typed mid-turn: its attachment's prompt (the other keys are residual)
+            base["attachment"] = write_message(story, entry["q"])
         line = rebuild(base, by_line.get(i, []))
         if carried is not None and isinstance(line, dict):
             line[ENVELOPE_KEY] = carried
