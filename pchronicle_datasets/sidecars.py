@@ -23,7 +23,16 @@ import fnmatch
 import os
 from collections.abc import Sequence
 
-__all__ = ["FOLDER_EXTENSIONS", "folder_files", "index_files", "index_note", "pair", "read_sidecar", "sidecar_names"]
+__all__ = [
+    "FOLDER_EXTENSIONS",
+    "copies_note",
+    "folder_files",
+    "index_files",
+    "index_note",
+    "pair",
+    "read_sidecar",
+    "sidecar_names",
+]
 
 #: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too): every
 #: format's ``EXTENSION`` (SWE-agent writes ``.traj``) and the compressed files.
@@ -131,6 +140,29 @@ def folder_files(paths: Sequence[str]) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def copies_note(names: Sequence[str], folder: str, read_them: str) -> str | None:
+    """What a folder's listing says of the files below ``folder`` it leaves out whose name holds a reader's
+    extension without ending with it (``datasets`` takes such a name: OpenClaw's ``<id>.jsonl.bak-<pid>-<ms>``,
+    a copy of a session, would be read as a session of its own); ``read_them``: how to read them anyway. None
+    when ``names`` holds none.
+
+    >>> copies_note(["a/s.jsonl", "a/s.jsonl.bak-1-2", "a/t.txt"], "a", "name them").split(", e.g. ")[1]
+    'a/s.jsonl.bak-1-2: name them'
+    """
+    copies = [
+        n
+        for n in names
+        if not n.endswith(FOLDER_EXTENSIONS)
+        and any("." + part in FOLDER_EXTENSIONS for part in n.replace(os.sep, "/").rsplit("/", 1)[-1].split(".")[1:])
+    ]
+    if not copies:
+        return None
+    return (
+        f"left out {len(copies)} file(s) below {folder} whose name holds a reader's extension without ending with "
+        f"it (copies or archives a harness keeps), e.g. {copies[0]}: {read_them}"
+    )
 
 
 def read_sidecar(path: str) -> bytes | None:

@@ -764,3 +764,91 @@ def test_a_file_that_holds_no_conversation_is_set_apart_not_bad(spark, tmp_path,
     records = spark.read.format("pchronicle").option("on_bad_records", policy).option("output", "records")
     kept = [r._bad for r in records.load(str(folder)).collect() if r._bad is not None]
     assert [(r.file, r.error_type) for r in kept] == [("11111111-2222-4333-8444-555555555555.jsonl", NO_CONVERSATION)]
+
+
+# ------------------------------------------------------------------------------------------ session folders
+
+
+def _claude_project(root: Path) -> Path:
+    """A Claude Code ``projects`` folder as it lies on disk: the showcase session with its subagent and the
+    subagent's ``.meta.json`` sidecar (the call that started it), a tool output kept apart
+    (``<session>/tool-results/toolu_01X.txt``) and the project's ``sessions-index.json``."""
+    project = root / "projects" / "-ws-app"
+    shutil.copytree(ROOT / "tests" / "data" / "claude_code" / "showcase", project)
+    session = next(p for p in project.iterdir() if p.is_dir())
+    (session / "tool-results").mkdir()
+    (session / "tool-results" / "toolu_01X.txt").write_text("a tool output too big for the conversation\n")
+    (project / "sessions-index.json").write_text('{"version": 1, "entries": []}\n')
+    return root / "projects"
+
+
+def folder_stories(folder: Path, tmp_path: Path, **options) -> list[dict]:
+    cache = str(tmp_path / f"cache-{uuid.uuid4().hex}")
+    ds = load_dataset("pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=cache, **options)
+    return [pc.row_to_story(row) for row in ds]
+
+
+def _notes(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("pchronicle: left out")]
+
+
+@pytest.mark.parametrize("policy", ["error", "skip"])
+def test_a_session_folder_is_listed_as_the_local_loader_lists_it(spark, tmp_path, caplog, policy):
+    # Every file below the folder was read: the subagent's .meta.json as a document of its own (so the child
+    # lost parent.scid, which its reader takes from the sidecar), the tool output and sessions-index.json as
+    # bad records (under "error" the job failed on them). Now the folder's rules are the local loader's.
+    folder = _claude_project(tmp_path)
+    expected = folder_stories(folder, tmp_path, on_bad_records=policy)
+    caplog.clear()
+    got = pcs.read(spark, str(folder), "auto", on_bad_records=policy).cache()
+    stories = _stories(got.rows.collect())
+    assert (
+        [s["origin"]["document_id"] for s in stories]
+        == [s["origin"]["document_id"] for s in expected]
+        == [
+            "-ws-app/55550000-0000-4000-8000-000000000001.jsonl",
+            "-ws-app/55550000-0000-4000-8000-000000000001/subagents/agent-showcol1.jsonl",
+        ]
+    )
+    assert stories == expected
+    assert stories[1]["parent"]["scid"] == "toolu_sc_showcol1"
+    assert got.bad_records.count() == 0 and got.no_conversation.count() == 0
+    assert _notes(caplog) == [
+        "pchronicle: left out 1 file that holds no session: -ws-app/sessions-index.json (the index of the "
+        "project's sessions Claude Code keeps for its resume picker)"
+    ]  # once, on the driver
+    # The data source plans the same way.
+    source = spark.read.format("pchronicle").option("on_bad_records", policy)
+    if policy == "skip":
+        source = source.option("quarantine", str(tmp_path / "quarantine"))
+    assert _stories(source.load(str(folder)).collect()) == expected
+    bad = spark.read.format("pchronicle").option("on_bad_records", policy).option("output", "bad_records")
+    assert bad.load(str(folder)).count() == 0
+
+
+def test_a_subagent_file_named_alone_gets_the_sidecar_beside_it(spark, tmp_path):
+    # As the local loader's read_sidecar: a subagent file given alone (or by a glob) still says which call
+    # started it; files named or matched are read whatever their name, the index files among them left out.
+    folder = _claude_project(tmp_path)
+    pattern = str(folder / "-ws-app" / "*" / "*" / "*")
+    expected = local_stories([pattern], "auto", tmp_path)
+    got = _stories(pcs.read(spark, pattern).rows.collect())
+    assert got == expected and [s["parent"]["scid"] for s in got] == ["toolu_sc_showcol1"]
+    child = next(folder.glob("*/*/subagents/agent-showcol1.jsonl"))
+    alone = _stories(spark.read.format("pchronicle").load(str(child)).collect())
+    assert alone == local_stories([child], "auto", tmp_path) and alone[0]["parent"] == got[0]["parent"]
+
+
+def test_a_real_openclaw_sessions_folder_as_the_local_loader_reads_it(spark, tmp_path, caplog):
+    # The real folder holds a session, OpenClaw's own trace and pointer files beside it (index files) and the
+    # copies OpenClaw keeps of the session (`<id>.jsonl.bak-…`, `<id>.jsonl.reset.…`): one session, no bad record.
+    folder = ROOT / "tests" / "data" / "pi" / "openclaw" / "agents" / "main" / "sessions"
+    expected = folder_stories(folder, tmp_path)
+    caplog.clear()
+    got = pcs.read(spark, str(folder)).cache()
+    assert _stories(got.rows.collect()) == expected
+    assert [s["session"] for s in expected] == ["a4ecf754-58c6-4d18-b047-12a40e604950"]
+    assert got.bad_records.count() == 0
+    notes = _notes(caplog)
+    assert len(notes) == 2 and "whose name holds a reader's extension without ending with it" in notes[0]
+    assert notes[1].startswith("pchronicle: left out 2 files that hold no session: ")

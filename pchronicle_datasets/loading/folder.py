@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..sidecars import FOLDER_EXTENSIONS
+from ..sidecars import FOLDER_EXTENSIONS, copies_note
 
 __all__ = ["install", "split_folder"]
 
@@ -62,13 +62,8 @@ def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> A
         raise FileNotFoundError(
             f"no file with a {', '.join(FOLDER_EXTENSIONS)} extension below {base_path} (the files the readers take)"
         )
-    if len(every) < len(listed):
-        skipped = [f for f in listed if not f.endswith(FOLDER_EXTENSIONS)]
-        logging.get_logger(__name__).warning(
-            f"pchronicle: left out {len(skipped)} file(s) below {base_path} whose name holds a reader's extension "
-            f"without ending with it (copies or archives a harness keeps), e.g. {skipped[0]}: give them as "
-            "data_files to read them"
-        )
+    if note := copies_note(list(listed), base_path, "give them as data_files to read them"):
+        logging.get_logger(__name__).warning(f"pchronicle: {note}")
     splits, left_out = split_folder({str(k): list(v) for k, v in inferred.items()}, every)
     if left_out:
         named = ", ".join(str(k) for k in inferred)

@@ -46,6 +46,7 @@ from ..formats.source import MAX_RECORD_SIZE
 from ..loading.ids import document_ids as _document_ids
 from ..loading.ranges import count_lines, read_lines
 from ..loading.split import HEAD, split_kind
+from ..sidecars import FOLDER_EXTENSIONS, copies_note, index_note, pair, sidecar_names
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -53,6 +54,7 @@ __all__ = [
     "count_lines",
     "count_parts",
     "document_ids",
+    "input_files",
     "line_range",
     "list_files",
     "plan_files",
@@ -80,19 +82,36 @@ class Part:
     first_line: int = 1  # 1-based physical line of the part's first line (from the counting pass)
     first_row: int = 0  # 0-based index among the file's non-blank lines of the part's first non-blank line
     format: str = ""  # the format of a split file (detected at planning when the read is "auto")
+    sidecar: str = ""  # the URL of the file's sidecar (sidecars.py), whose bytes its reader gets; "" for none
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
 def list_files(paths: Sequence[str]) -> list[tuple[str, int]]:
-    """``(url, size)`` of every file the paths name: files, folders (every file below, but names starting
-    with ``.`` or ``_`` as Spark skips them) and glob patterns; sorted within each entry."""
+    """``(url, size)`` of every file the paths name (``input_files``)."""
+    return input_files(paths)[0]
+
+
+def input_files(paths: Sequence[str]) -> tuple[list[tuple[str, int]], str | None]:
+    """``(files, base)``: ``(url, size)`` of every file the paths name, sorted within each entry, and the folder
+    document ids are relative to when one folder is given alone (as ``data_dir`` is; else None: the files'
+    common parent). A folder is listed as the local loader lists a ``data_dir`` and the CLI a folder: the files
+    below it whose names end in ``sidecars.FOLDER_EXTENSIONS`` (a Claude Code project's ``tool-results/*.txt``
+    is no input), names starting with ``.`` or ``_`` left out as Spark leaves them. A file named on its own or
+    matched by a glob is read whatever its name, as ``data_files`` reads it."""
     out: list[tuple[str, int]] = []
+    folders: list[str] = []
     for entry in paths:
         fs, root = url_to_fs(entry)
         if fs.isdir(root):
-            found = fs.find(root, detail=True)
+            folders.append(root)
+            below = fs.find(root, detail=True)
+            found = {p: info for p, info in below.items() if p.endswith(FOLDER_EXTENSIONS)}
+            if note := copies_note(sorted(below), entry, "name them, or match them with a glob, to read them"):
+                logger.warning(f"pchronicle: {note}")
+            if not found:
+                raise FileNotFoundError(f"no file with a {', '.join(FOLDER_EXTENSIONS)} extension below {entry}")
         elif any(c in root for c in "*?["):
             found = {p: fs.info(p) for p in fs.glob(root) if not fs.isdir(p)}
         else:
@@ -104,7 +123,21 @@ def list_files(paths: Sequence[str]) -> list[tuple[str, int]]:
             if listed and posixpath.basename(name).startswith((".", "_")):
                 continue
             out.append((fs.unstrip_protocol(name), int(found[name].get("size") or 0)))
-    return out
+    return out, (folders[0] if len(paths) == 1 and folders else None)
+
+
+def _sidecar_beside(url: str) -> str:
+    """The URL of the sidecar beside the file ``url`` when it exists, else "": a subagent file read without its
+    sidecar among the inputs still says which call started it, as the local loader's ``read_sidecar`` gives it."""
+    names = sidecar_names(url)
+    if not names:
+        return ""
+    fs, _ = url_to_fs(url)
+    for side in names:
+        _, path = url_to_fs(side)
+        if fs.isfile(path):
+            return fs.unstrip_protocol(path)
+    return ""
 
 
 def document_ids(urls: Sequence[str], base: str | None = None) -> list[str]:
@@ -130,11 +163,20 @@ def plan_files(
     part (a warning names it and the way to split it)."""
     if split_size < 1:
         raise ValueError(f"split_size must be a positive number of bytes, got {split_size!r}")
-    files = list_files(paths)
-    ids = document_ids([u for u, _ in files], base)
+    files, folder = input_files(paths)
+    urls = [u for u, _ in files]
+    ids = document_ids(urls, base if base is not None else folder)
+    # As the local loader and the CLI list a folder (sidecars.py): a sidecar listed beside its file is no
+    # document, its file's reader gets it; the files a harness keeps beside its sessions that hold none are left
+    # out and named, once, here on the driver.
+    keep, sidecars = pair(ids, urls)
+    if note := index_note(ids, urls):
+        logger.warning(f"pchronicle: {note}")
     parts: list[Part] = []
-    for order, ((url, size), name) in enumerate(zip(files, ids, strict=True)):
-        whole = Part(url, name, order, "whole", 0, size)
+    for order, i in enumerate(keep):
+        (url, size), name = files[i], ids[i]
+        side = urls[sidecars[i]] if i in sidecars else _sidecar_beside(url)
+        whole = Part(url, name, order, "whole", 0, size, sidecar=side)
         if size <= split_size:
             parts.append(whole)
             continue

@@ -96,12 +96,14 @@ def read(
 ) -> SparkRead:
     """Read trajectory files into Storyline rows on Spark, with the local loader's documents.
 
-    ``paths``: files, folders or glob patterns (fsspec URLs: local, ``s3://``, ``gs://``, ``hf://``…).
+    ``paths``: files, folders or glob patterns (fsspec URLs: local, ``s3://``, ``gs://``, ``hf://``…); a folder
+    is listed as ``data_dir`` is (``plan.input_files``: the readers' extensions, sidecars given to their files'
+    readers, the files that hold no session left out and named).
     ``format``: a format name or ``auto``. ``on_bad_records``: ``error`` (the job fails naming the file,
     line and pointer) or ``skip`` (the bad records are in ``.bad_records``). ``split_size``: an uncompressed
     JSON Lines file bigger than this many bytes is read by several tasks (openai-msg, storyline, chat, atif, sharegpt;
-    see ``plan``). ``base``: the folder the document ids are relative to (default: the common parent of the
-    files, as the local loader does).
+    see ``plan``). ``base``: the folder the document ids are relative to (default: the one folder given, as
+    ``data_dir`` is, else the common parent of the files, as the local loader does).
     ``ordered``: put the documents of split files back in file order (a sort; without it each file's
     documents are all there, in no set order). ``max_decompressed_size`` and ``max_record_size``: the local
     loader's limits (``load_dataset(..., max_decompressed_size=…, max_record_size=…)``), with its errors: a

@@ -132,10 +132,15 @@ def whole_file_tables(
     data: Any,
     max_size: int = MAX_DECOMPRESSED_SIZE,
     max_record_size: int = MAX_RECORD_SIZE,
+    sidecar: bytes | None = None,
 ) -> Iterator[pa.Table]:
     """The records of one whole file (its bytes or an open binary file, possibly compressed), read by the local
-    reader as a stream, with its limits: ``max_size`` decompressed bytes, ``max_record_size`` bytes a record."""
-    records = iter_records(fmt, data, part.document_id, max_size=max_size, max_record_size=max_record_size)
+    reader as a stream, with its limits: ``max_size`` decompressed bytes, ``max_record_size`` bytes a record.
+    ``sidecar``: the bytes of the file's sidecar (``part.sidecar``; ``sidecars.py``), as the local loader gives
+    them to its reader."""
+    records = iter_records(
+        fmt, data, part.document_id, max_size=max_size, sidecar=sidecar, max_record_size=max_record_size
+    )
     yield from _tables((_record_row(rec, part, i, policy) for i, rec in enumerate(records)), RECORDS_SCHEMA)
 
 

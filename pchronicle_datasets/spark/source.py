@@ -4,7 +4,8 @@ After ``pchronicle_datasets.spark.register(spark)``::
 
     df = spark.read.format("pchronicle").option("format", "storyline").load("s3://bucket/stories/")
 
-gives one row of ``STORYLINE_FEATURES`` per document: the local loader's rows. Its partitions are
+gives one row of ``STORYLINE_FEATURES`` per document: the local loader's rows. A folder is listed as
+``data_dir`` is (``plan.input_files``; sidecars given to their files' readers, index files left out). Its partitions are
 ``plan.plan_files``' parts, as for ``pchronicle_datasets.spark.read``: every file is at least one partition,
 read by the local reader; an uncompressed JSON Lines file bigger than the split size whose records are one
 per line (storyline, chat, atif, sharegpt: ``line_reader``) is cut at line starts into parts of about that size,
@@ -32,7 +33,8 @@ session, and a Data Source has no shuffle; a warning names each such file bigger
   apart as ``.no_conversation``;
 - ``splitSize`` (or ``split_size``, the name ``pchronicle_datasets.spark.read`` takes): the split size in bytes
   (default ``DEFAULT_SPLIT_SIZE``, 128 MiB);
-- ``base``: the folder document ids are relative to (default: the common parent of the files);
+- ``base``: the folder document ids are relative to (default: the one folder given, as ``data_dir`` is, else
+  the common parent of the files);
 - ``maxDecompressedSize`` (or ``max_decompressed_size``): the most bytes one compressed file may decompress to
   (default ``compression.MAX_DECOMPRESSED_SIZE``, 64 GiB); past it the file ends with the local reader's
   ``DecompressionLimitError`` bad record;
@@ -201,9 +203,10 @@ class _Reader(DataSourceReader):
         else:
             # The file as a stream, as the local loader reads it, with the same limits: a bomb or an over-long
             # record is refused before memory holds it (reading the file whole first would not be).
+            sidecar = _read_whole(part.sidecar) if part.sidecar else None
             with fsspec.open(part.path, "rb") as f:
                 max_size = self.options["max_decompressed_size"]
-                records = whole_file_tables(part, self.options["format"], policy, f, max_size, limit)
+                records = whole_file_tables(part, self.options["format"], policy, f, max_size, limit, sidecar)
                 for table in self._documents(part, records):
                     yield from table.to_batches()
             return
@@ -236,6 +239,11 @@ class _Reader(DataSourceReader):
             logger.warning(f"pchronicle: {note}")
         if output == "documents" and quarantine:
             _write_quarantine(quarantine, _quarantine_name(part), bad)
+
+
+def _read_whole(url: str) -> bytes:
+    with fsspec.open(url, "rb") as f:
+        return f.read()
 
 
 def _quarantine_name(part: Part) -> str:
