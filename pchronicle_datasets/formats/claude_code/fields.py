@@ -74,6 +74,11 @@ ENV_STATE = ("cwd", "gitBranch", "entrypoint", "userType", "slug")
 #: gets ``copied: true``, ``kind: "context"`` and ``extra.claude_code.context`` (the value below), so training
 #: maps can leave it out (``drop_copied``).
 CONTEXT_FLAGS = {"isCompactSummary": "compact_summary", "isMeta": "meta"}
+#: A ``user`` record whose ``origin.kind`` is not ``HUMAN_ORIGIN`` is text Claude Code wrote itself (a real 2.1.280
+#: session writes a background task's end as a ``user`` record with ``"origin": {"kind": "task-notification"}``,
+#: ``"promptSource": "system"``; the user's own prompts have ``{"kind": "human"}``): a context turn too, its
+#: ``extra.claude_code.context`` the kind. Records without ``origin`` (every version before it) are unchanged.
+HUMAN_ORIGIN = "human"
 CONTEXT_KIND = "context"
 
 #: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its

@@ -40,6 +40,7 @@ from .fields import (
     ENV_STATE,
     ENVELOPE_KEYS,
     HINTS,
+    HUMAN_ORIGIN,
     INTERRUPT_MARKERS,
     NAME,
     QUEUED,
@@ -156,12 +157,15 @@ class _Session:
             turn = b.turns[-1]
             if is_time(value.get("timestamp")):
                 turn["ts"] = value["timestamp"]
-            for flag, context in CONTEXT_FLAGS.items():
-                if value.get(flag) is True:
-                    turn["copied"] = True
-                    turn["kind"] = CONTEXT_KIND
-                    turn.setdefault("extra", {})["claude_code"] = {"context": context}
-                    break
+            context = next((c for flag, c in CONTEXT_FLAGS.items() if value.get(flag) is True), None)
+            source = value.get("origin")
+            kind = source.get("kind") if isinstance(source, dict) else None
+            if context is None and type(kind) is str and kind and kind != HUMAN_ORIGIN:
+                context = kind  # written by Claude Code itself (fields.HUMAN_ORIGIN)
+            if context is not None:
+                turn["copied"] = True
+                turn["kind"] = CONTEXT_KIND
+                turn.setdefault("extra", {})["claude_code"] = {"context": context}
         result = value.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str) and result["agentId"]:
             for r in m.results:

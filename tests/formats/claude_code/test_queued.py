@@ -177,3 +177,24 @@ def test_a_message_typed_as_the_session_ended_hangs_from_the_conversation():
     ])  # fmt: skip
     assert [(t["src"], t["msg"]) for t in doc["turns"]][-1] == ("user", "stop there")
     assert "/5" in doc["unknown_fields"]["sources"]["claude-code"]["fields"]
+
+
+def test_a_user_record_claude_code_wrote_itself_is_a_context_turn():
+    # The real 2.1.280 session writes a background task's end as a user record of origin "task-notification"
+    # (promptSource "system"); the user's prompts say origin "human". The first is context the harness wrote, left
+    # out by drop_copied as isMeta lines are; records without origin (every earlier version) are unchanged.
+    note = "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>"
+    doc = decode([
+        rec("user", "u1", None, "look it up", origin={"kind": "human"}, promptSource="typed"),
+        rec("assistant", "a1", "u1", [{"type": "text", "text": "Started."}]),
+        rec("user", "u2", "a1", note, origin={"kind": "task-notification"}, promptSource="system"),
+        rec("assistant", "a2", "u2", [{"type": "text", "text": "It is done."}]),
+        rec("user", "u3", "a2", "thanks"),
+    ])  # fmt: skip
+    turns = doc["turns"]
+    assert [t["src"] for t in turns] == ["user", "agent", "user", "agent", "user"]
+    assert "copied" not in turns[0] and "copied" not in turns[4]
+    assert turns[2]["msg"] == note and turns[2]["copied"] is True and turns[2]["kind"] == "context"
+    assert turns[2]["extra"] == {"claude_code": {"context": "task-notification"}}
+    kept = pc.to_messages(doc, drop_copied=True)["messages"]
+    assert [m["content"] for m in kept if m["role"] == "user"] == ["look it up", "thanks"]
