@@ -14,11 +14,7 @@ from pchronicle_datasets.formats import detect, from_storyline, into_storyline, 
 
 EVENTS = (
     Path(__file__).resolve().parents[2]
-    / "data"
-    / "copilot_cli"
-    / "session-state"
-    / "7c3e1f20-0000-4000-8000-00000000c0p1"
-    / "events.jsonl"
+    / "data/copilot_cli/session-state/7c3e1f20-0000-4000-8000-00000000c0p1/events.jsonl"
 )
 
 

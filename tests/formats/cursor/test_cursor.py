@@ -9,15 +9,8 @@ from pathlib import Path
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import detect, from_storyline, into_storyline
 
-TRANSCRIPT = (
-    Path(__file__).resolve().parents[2]
-    / "data"
-    / "cursor"
-    / "projects"
-    / "work-app"
-    / "agent-transcripts"
-    / "3b9f0c2e-7d41-4e8a-9c1f-5a2b6d8e0f13.jsonl"
-)
+DATA = Path(__file__).resolve().parents[2] / "data" / "cursor"
+TRANSCRIPT = DATA / "projects/work-app/agent-transcripts/3b9f0c2e-7d41-4e8a-9c1f-5a2b6d8e0f13.jsonl"
 
 
 def lines():

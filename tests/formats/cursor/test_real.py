@@ -13,14 +13,7 @@ from pchronicle_datasets.formats import from_storyline, into_storyline
 
 ID = "7896c168-45c1-42d4-841a-c8c731c24f45"
 REAL = (
-    Path(__file__).resolve().parents[2]
-    / "data"
-    / "cursor"
-    / "projects"
-    / "tmp-cursor-probe"
-    / "agent-transcripts"
-    / ID
-    / f"{ID}.jsonl"
+    Path(__file__).resolve().parents[2] / "data/cursor/projects/tmp-cursor-probe/agent-transcripts" / ID / f"{ID}.jsonl"
 )
 
 
