@@ -13,7 +13,7 @@ mid-turn (``queued_prompt``); every other record is kept whole as residual under
 'compact_summary'
 >>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command", "prompt": "also the tests",
 ...     "commandMode": "prompt", "origin": {"kind": "human"}}})
-'also the tests'
+('also the tests', None)
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ RECORD_TYPES = {
     "progress": "residual",  # hook_progress, bash_progress, agent_progress, mcp_progress, waiting_for_task
     "file-history-snapshot": "residual",
     "queue-operation": "residual",
-    "attachment": "residual",  # but a queued prompt on the conversation is a user turn: queued_prompt
+    "attachment": "residual",  # but a queued prompt on the conversation is a turn: queued_prompt
     "pr-link": "residual",
     "ai-title": "residual",
     "custom-title": "residual",
@@ -94,27 +94,42 @@ INTERRUPT_MARKERS = ("[Request interrupted by user]", "[Request interrupted by u
 #: system reminder (the record's ``rendered``: "The user sent a new message while you were working: …"), beside
 #: the next tool result. The model saw the user's words, and no ``user`` record holds them: such a record on the
 #: conversation is a user turn (``msg``: the ``prompt``; ``extra.claude_code.queued: true`` says it came mid-turn);
-#: every other key stays residual. Other modes (``task-notification``: a background task's end, not the user's
-#: words) and other origins (``peer``: another session's message) stay residual, as does a prompt of blocks.
+#: every other key stays residual. A ``queued_command`` that is not the user's words (``commandMode``
+#: ``task-notification``: a background task's end; ``origin.kind`` ``peer``: another session's message) is shown
+#: to the model the same way and is in no ``user`` record either (the real 2.1.280 session's two absorbed task
+#: notifications): a context turn (``copied``, ``extra.claude_code.context`` its origin's kind, else its mode), as
+#: a ``user`` record of such an origin is (``HUMAN_ORIGIN``). A prompt of blocks, or an ``origin`` that is no
+#: object with a kind, stays residual.
 QUEUED_ATTACHMENT = "queued_command"
 QUEUED_MODE = "prompt"
-QUEUED_ORIGIN = "human"  # origin.kind, when the record has an origin
 QUEUED = "queued"  # extra.claude_code.queued: true on the turn
 
 
-def queued_prompt(value: object) -> str | None:
-    """The user's words of an ``attachment`` record that holds a message typed mid-turn (``QUEUED_ATTACHMENT``),
-    else None."""
+def queued_prompt(value: object) -> tuple[str, str | None] | None:
+    """``(prompt, context)`` of an ``attachment`` record that holds a message queued mid-turn
+    (``QUEUED_ATTACHMENT``): ``context`` None for the user's own words, else why it is context; None for any other
+    record.
+
+    >>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command", "prompt": "done",
+    ...     "commandMode": "task-notification"}})
+    ('done', 'task-notification')
+    """
     if not isinstance(value, dict) or value.get("type") != "attachment":
         return None
     att = value.get("attachment")
-    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or att.get("commandMode") != QUEUED_MODE:
+    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not isinstance(att.get("prompt"), str):
         return None
-    origin = att.get("origin")
-    if "origin" in att and not (isinstance(origin, dict) and origin.get("kind") == QUEUED_ORIGIN):
-        return None
-    prompt = att.get("prompt")
-    return prompt if isinstance(prompt, str) else None
+    kind = None
+    if "origin" in att:
+        origin = att["origin"]
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        if not (isinstance(kind, str) and kind):
+            return None
+    mode = att.get("commandMode")
+    if mode == QUEUED_MODE and kind in (None, HUMAN_ORIGIN):
+        return att["prompt"], None
+    context = kind if kind not in (None, HUMAN_ORIGIN) else mode
+    return (att["prompt"], context) if isinstance(context, str) and context else None
 
 
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.

@@ -174,11 +174,12 @@ class _Session:
         return hint
 
     def queued(self, i: int, value: dict, mask: int) -> dict[str, Any] | None:
-        """The export hint of a message the user typed mid-turn (``fields.queued_prompt``) on the conversation: a
-        user turn of its ``attachment.prompt``; None for any other record."""
-        prompt = queued_prompt(value)
-        if prompt is None:
+        """The export hint of a message queued mid-turn (``fields.queued_prompt``) on the conversation: a user turn
+        of its ``attachment.prompt`` (a context turn when it is not the user's words); None for any other record."""
+        found = queued_prompt(value)
+        if found is None:
             return None
+        prompt, context = found
         m = Message(NAME, "user")
         m.add_text("/prompt", prompt)
         m.skeleton = {}  # the attachment's other keys are residual, one entry each (below)
@@ -191,6 +192,10 @@ class _Session:
         if is_time(value.get("timestamp")):
             turn["ts"] = value["timestamp"]
         turn.setdefault("extra", {})["claude_code"] = {QUEUED: True}
+        if context is not None:  # written by Claude Code itself (fields.HUMAN_ORIGIN): context, as isMeta lines are
+            turn["copied"] = True
+            turn["kind"] = CONTEXT_KIND
+            turn["extra"]["claude_code"]["context"] = context
         return hint
 
 

@@ -50,6 +50,8 @@ def test_the_written_file_has_the_real_lines_keys():
 def test_a_message_typed_mid_turn_is_a_user_turn_at_its_place():
     src, doc = src_lines(), story()
     (i,) = [i for i, line in enumerate(src) if line.get("attachment", {}).get("prompt") == "and log each retry, please"]
+    notes = [line.get("attachment", {}) for line in src]
+    (note,) = [a["prompt"] for a in notes if a.get("commandMode") == "task-notification"]
     # where Claude Code wrote it: after the Grep result, the parent of the next response
     assert src[i]["parentUuid"] == src[i - 1]["uuid"] and src[i + 1]["parentUuid"] == src[i]["uuid"]
     assert [(t["src"], t["msg"]) for t in doc["turns"]] == [
@@ -57,10 +59,11 @@ def test_a_message_typed_mid_turn_is_a_user_turn_at_its_place():
         ("agent", "Looking at the retry loop first."),
         ("user", "and log each retry, please"),
         ("agent", "Three tries, each one logged."),
+        ("user", note),  # the task notification queued mid-turn: a context turn
         ("agent", "Done: the upload gives up after three tries and logs each one."),
         ("user", "Thanks, that is all for now."),
         ("agent", "You're welcome."),
-    ]
+    ]  # fmt: skip
     queued = doc["turns"][2]
     assert queued == {"id": 3, "src": "user", "msg": "and log each retry, please", "ts": src[i]["timestamp"],
                       "extra": {"claude_code": {"queued": True}}}  # fmt: skip
@@ -91,14 +94,18 @@ def test_the_words_are_in_the_turns_once():
     assert sum(words in t["msg"] for t in doc["turns"]) == 1
 
 
-def test_a_task_notification_and_a_message_on_an_abandoned_branch_stay_residual():
+def test_a_task_notification_is_a_context_turn_and_a_message_on_an_abandoned_branch_stays_residual():
+    # A background task's end queued the same way is shown to the model as the user's words are, and is in no user
+    # record either (as the real session's absorbed notifications): a context turn, left out by drop_copied.
     src, doc = src_lines(), story()
     kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"]
     (note,) = [i for i, line in enumerate(src) if line.get("attachment", {}).get("commandMode") == "task-notification"]
     (gone,) = [i for i, line in enumerate(src) if line.get("attachment", {}).get("prompt") == "skip the tests for it"]
-    for i in (note, gone):
-        assert kept[f"/{i}"]["attachment"] == src[i]["attachment"]  # the whole record
-    assert not any("task-notification" in t["msg"] or "skip the tests" in t["msg"] for t in doc["turns"])
+    assert kept[f"/{gone}"]["attachment"] == src[gone]["attachment"]  # the whole record
+    (turn,) = [t for t in doc["turns"] if t.get("copied")]
+    assert turn["msg"] == src[note]["attachment"]["prompt"] and turn["kind"] == "context"
+    assert turn["extra"] == {"claude_code": {"queued": True, "context": "task-notification"}}
+    assert not any("skip the tests" in t["msg"] for t in doc["turns"])
     # the rewind: the second question, its call and its result are abandoned; the attachment hanging from them too
     assert doc["meta"]["claude-code"]["abandoned"] == [gone - 5, gone - 4, gone - 1]
     assert doc["meta"]["claude-code"]["counts"]["attachment"] == 3
@@ -119,7 +126,12 @@ def test_to_messages_puts_the_message_between_the_tool_result_and_the_next_answe
         ("assistant", "Three tries, each one logged."),
         ("tool", "The file /srv/garden-app/src/upload.py has been updated."),
     ]
-    assert [m["role"] for m in messages[6:]] == ["assistant", "user", "assistant"]
+    assert [m["role"] for m in messages[6:]] == ["user", "assistant", "user", "assistant"]  # the task notification
+    out = ds.map(
+        pc.to_messages, batched=True, fn_kwargs={"drop_copied": True}, remove_columns=ds.column_names,
+        features=pc.MESSAGES_FEATURES,
+    )  # fmt: skip
+    assert [m["role"] for m in out["messages"][0][6:]] == ["assistant", "user", "assistant"]
 
 
 def test_the_file_is_written_back_as_equal_json_lines():
@@ -139,17 +151,17 @@ RESULT = [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}]
 
 
 @pytest.mark.parametrize(
-    ("attachment", "turn"),
+    ("attachment", "turn", "context"),
     [
-        ({"origin": {"kind": "human"}}, True),
-        ({}, True),  # older lines have no origin
-        ({"origin": {"kind": "peer", "from": "another-session"}}, False),  # another session's message
-        ({"origin": "human"}, False),
-        ({"commandMode": "task-notification"}, False),
-        ({"prompt": [{"type": "text", "text": "also this"}]}, False),  # a prompt of blocks: kept whole, not guessed
+        ({"origin": {"kind": "human"}}, True, None),
+        ({}, True, None),  # older lines have no origin
+        ({"origin": {"kind": "peer", "from": "another-session"}}, True, "peer"),  # another session's message
+        ({"origin": "human"}, False, None),
+        ({"commandMode": "task-notification"}, True, "task-notification"),
+        ({"prompt": [{"type": "text", "text": "also this"}]}, False, None),  # a prompt of blocks: kept, not guessed
     ],
 )
-def test_only_a_human_prompt_of_text_is_a_turn(attachment, turn):
+def test_a_human_prompt_of_text_is_a_user_turn_and_another_a_context_turn(attachment, turn, context):
     prompt = attachment.pop("prompt", "also this")
     doc = decode([
         rec("user", "u1", None, "list"),
@@ -162,6 +174,9 @@ def test_only_a_human_prompt_of_text_is_a_turn(attachment, turn):
     expected = ["user", "agent", "user", "agent"] if turn else ["user", "agent", "agent"]
     assert [t["src"] for t in doc["turns"]] == expected
     assert ("/3" in kept) is not turn
+    if turn:
+        assert doc["turns"][2].get("copied", False) is (context is not None)
+        assert doc["turns"][2]["extra"]["claude_code"].get("context") == context
 
 
 def test_a_message_typed_as_the_session_ended_hangs_from_the_conversation():
