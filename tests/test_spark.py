@@ -27,7 +27,7 @@ import pchronicle_datasets as pc
 import pchronicle_datasets.spark as pcs
 from pchronicle_datasets.hub import card_text
 from pchronicle_datasets.quarantine import read_quarantine
-from pchronicle_datasets.spark.plan import plan_files
+from pchronicle_datasets.spark.plan import plan_files, plan_links
 from pchronicle_datasets.spark.records import NO_CONVERSATION
 from pchronicle_datasets.training.output_features import MESSAGES_FEATURES, SHAREGPT_FEATURES, decode_messages
 from tests.hub_fake import fake_hub
@@ -817,6 +817,11 @@ def test_a_session_folder_is_listed_as_the_local_loader_lists_it(spark, tmp_path
         "pchronicle: left out 1 file that holds no session: -ws-app/sessions-index.json (the index of the "
         "project's sessions Claude Code keeps for its resume picker)"
     ]  # once, on the driver
+    # Claude Code's links are in each file (the parent's toolUseResult.agentId, the child's sidecar), not in the
+    # other files of the load: the format has no parent_of, so the local loader's session_links add none.
+    sid = "55550000-0000-4000-8000-000000000001"
+    assert stories[0]["children"] == [f"{sid}/agent-showcol1", f"{sid}/agent-showcol2"]
+    assert plan_links(plan_files([str(folder)]), "auto") == {}
     # The data source plans the same way.
     source = spark.read.format("pchronicle").option("on_bad_records", policy)
     if policy == "skip":
@@ -852,3 +857,55 @@ def test_a_real_openclaw_sessions_folder_as_the_local_loader_reads_it(spark, tmp
     notes = _notes(caplog)
     assert len(notes) == 2 and "whose name holds a reader's extension without ending with it" in notes[0]
     assert notes[1].startswith("pchronicle: left out 2 files that hold no session: ")
+
+
+# ------------------------------------------------------------------------------------------ subagent links
+
+CODEX = ROOT / "tests" / "data" / "codex"
+CODEX_PARENT = "019c8a59-e9dd-71f0-9ae3-4079fe9726a9"
+
+
+def _codex_sessions(root: Path) -> Path:
+    """The Codex parent/child pair of tests/formats/codex/test_rollout.py as Codex lays them out: the subagent's
+    rollout names its parent (``session_meta.parent_thread_id``), the parent's (zstd-compressed) names no child."""
+    import zstandard
+
+    folder = root / "sessions" / "2026" / "03" / "01"
+    folder.mkdir(parents=True)
+    shutil.copy(CODEX / "rollback-subagent.written.jsonl", folder)
+    parent = CODEX / f"rollout-2026-02-23T12-54-34-{CODEX_PARENT}.excerpt.jsonl"
+    (folder / (parent.name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(parent.read_bytes()))
+    return root / "sessions"
+
+
+@pytest.mark.parametrize("policy", ["error", "skip"])
+def test_a_codex_parent_lists_its_subagent_as_the_local_loader_does(spark, tmp_path, policy):
+    # The parent's /children come from the other files of the load (session_links.py): the tasks read one file
+    # each, so Spark gave the parent children=None where load_dataset gives ["child-0001"]. Now the driver
+    # computes the links at planning (plan.plan_links) and the tasks add them as the local loader does.
+    folder = _codex_sessions(tmp_path)
+    expected = folder_stories(folder, tmp_path, on_bad_records=policy)
+    assert {s["session"]: s.get("children") for s in expected}[CODEX_PARENT] == ["child-0001"]
+    got = pcs.read(spark, str(folder), "auto", on_bad_records=policy).cache()
+    assert _stories(got.rows.collect()) == expected
+    assert got.bad_records.count() == 0
+    # The data source plans in its own process and reads in others: the links travel with its reader.
+    source = spark.read.format("pchronicle").option("on_bad_records", policy)
+    if policy == "skip":
+        source = source.option("quarantine", str(tmp_path / "quarantine"))
+    assert _stories(source.load(str(folder)).collect()) == expected
+    # Under the format's name too.
+    named = load_dataset("pchronicle", "codex", data_dir=str(folder), split="train", cache_dir=str(tmp_path / "c"))
+    codex_rows = [pc.row_to_story(row) for row in named]
+    assert _stories(pcs.read(spark, str(folder), "codex", on_bad_records=policy).rows.collect()) == codex_rows
+    assert _stories(source.option("format", "codex").load(str(folder)).collect()) == codex_rows
+
+
+def test_a_codex_child_read_alone_keeps_its_parent_and_a_parent_alone_lists_no_children(spark, tmp_path):
+    folder = _codex_sessions(tmp_path)
+    for path in sorted(folder.rglob("*.jsonl*")):
+        expected = local_stories([path], "auto", tmp_path)
+        assert _stories(pcs.read(spark, str(path)).rows.collect()) == expected
+        assert _stories(spark.read.format("pchronicle").load(str(path)).collect()) == expected
+        (story,) = expected
+        assert story.get("children") is None and (story["session"] == CODEX_PARENT) == (story.get("parent") is None)

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, replace
 
 import fsspec
 from fsspec.core import url_to_fs
+from fsspec.implementations.local import LocalFileSystem
 
 from ..formats import capability
 from ..formats.base import as_bytes
@@ -46,6 +47,7 @@ from ..formats.source import MAX_RECORD_SIZE
 from ..loading.ids import document_ids as _document_ids
 from ..loading.ranges import count_lines, read_lines
 from ..loading.split import HEAD, split_kind
+from ..session_links import parent_links
 from ..sidecars import FOLDER_EXTENSIONS, copies_note, index_note, pair, sidecar_names
 
 __all__ = [
@@ -58,6 +60,7 @@ __all__ = [
     "line_range",
     "list_files",
     "plan_files",
+    "plan_links",
     "range_bytes",
     "split_kind",
     "with_offsets",
@@ -203,6 +206,21 @@ def plan_files(
             for i in range(count)
         )
     return parts
+
+
+def plan_links(parts: Sequence[Part], fmt: str = "auto") -> dict[str, list[str]]:
+    """The subagent links of a read, ``{parent session: [child sessions]}``: the local loader's
+    (``session_links.parent_links``, each file's first line read), over the files of ``parts``. Computed on the
+    driver, since no task sees the other files; the tasks add them to the parents' documents as they read
+    (``records.whole_file_tables``). As ``parent_links`` (and so ``read_batches``), only local files are looked
+    at (``file://`` URLs): a remote file's first line is not fetched at planning, so a parent read remotely lists
+    no children."""
+    paths: list[str] = []
+    for url in dict.fromkeys(p.path for p in parts):
+        fs, path = url_to_fs(url)
+        if isinstance(fs, LocalFileSystem):
+            paths.append(path)
+    return parent_links(paths, fmt)
 
 
 def with_offsets(parts: Sequence[Part], counts: dict[tuple[int, int], tuple[int, int]]) -> list[Part]:

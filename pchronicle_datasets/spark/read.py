@@ -24,7 +24,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from ..compression import MAX_DECOMPRESSED_SIZE
 from ..formats.source import MAX_RECORD_SIZE
-from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, with_offsets
+from .plan import DEFAULT_SPLIT_SIZE, Part, plan_files, plan_links, with_offsets
 from .records import NO_CONVERSATION, RECORDS_SCHEMA, STORY_SCHEMA, session_table
 from .source import NAME, PchronicleSource, options_of
 
@@ -77,9 +77,12 @@ def _no_conversation():
     return F.col("_bad.error_type") == NO_CONVERSATION
 
 
-def _load(spark: SparkSession, parts: Sequence[Part], output: str, options: dict[str, str]) -> DataFrame:
+def _load(
+    spark: SparkSession, parts: Sequence[Part], output: str, options: dict[str, str], links: str = ""
+) -> DataFrame:
     plan = orjson.dumps([p.to_json() for p in parts]).decode()
-    return spark.read.format(NAME).options(**options).option("output", output).option("plan", plan).load()
+    reader = spark.read.format(NAME).options(**options).option("output", output).option("plan", plan)
+    return (reader.option("links", links) if links else reader).load()
 
 
 def read(
@@ -128,7 +131,9 @@ def read(
     if split:
         counts = _load(spark, split, "line_counts", options).collect()
         parts = with_offsets(parts, {(c["order"], c["index"]): (c["lines"], c["nonblank"]) for c in counts})
-    records = _load(spark, [p for p in parts if p.kind != "range"], "records", options)  # in file order
+    # The subagent links of all the files (the local loader's, session_links.py), for the parents' /children.
+    links = orjson.dumps(plan_links(parts, format)).decode()
+    records = _load(spark, [p for p in parts if p.kind != "range"], "records", options, links)  # in file order
     ranges = [p for p in parts if p.kind == "range"]
     if ranges:
         rows = _load(spark, ranges, "rows", options)

@@ -38,6 +38,7 @@ from ..loading.line_parts import line_records, line_value
 from ..loading.policy import no_conversation, refusal
 from ..loading.ranges import count_lines
 from ..quarantine import quarantine_entry
+from ..session_links import with_children
 from .plan import Part
 
 __all__ = [
@@ -133,14 +134,17 @@ def whole_file_tables(
     max_size: int = MAX_DECOMPRESSED_SIZE,
     max_record_size: int = MAX_RECORD_SIZE,
     sidecar: bytes | None = None,
+    links: dict[str, list[str]] | None = None,
 ) -> Iterator[pa.Table]:
     """The records of one whole file (its bytes or an open binary file, possibly compressed), read by the local
     reader as a stream, with its limits: ``max_size`` decompressed bytes, ``max_record_size`` bytes a record.
     ``sidecar``: the bytes of the file's sidecar (``part.sidecar``; ``sidecars.py``), as the local loader gives
-    them to its reader."""
+    them to its reader. ``links``: the subagent links of the whole read (``plan.plan_links``), added to the
+    parents' ``/children`` as the local loader adds them (``session_links.with_children``)."""
     records = iter_records(
         fmt, data, part.document_id, max_size=max_size, sidecar=sidecar, max_record_size=max_record_size
     )
+    records = with_children(records, links or {})
     yield from _tables((_record_row(rec, part, i, policy) for i, rec in enumerate(records)), RECORDS_SCHEMA)
 
 

@@ -42,8 +42,9 @@ session, and a Data Source has no shuffle; a warning names each such file bigger
   JSON value; default ``source.MAX_RECORD_SIZE``, 512 MiB); a longer one is the local reader's
   ``RecordTooLargeError`` bad record, its text never held.
 
-``pchronicle_datasets.spark.read`` uses this source for each of its steps, with the internal options ``plan``
-and ``output=rows|line_counts``.
+``pchronicle_datasets.spark.read`` uses this source for each of its steps, with the internal options ``plan``,
+``output=rows|line_counts`` and ``links`` (the subagent links of all its files, ``plan.plan_links``; the
+source computes them itself, at planning, when it plans a read of its own).
 """
 
 from __future__ import annotations
@@ -65,7 +66,16 @@ from ..compression import MAX_DECOMPRESSED_SIZE
 from ..formats import format_names
 from ..formats.source import MAX_RECORD_SIZE
 from ..loading.policy import check_policy, no_conversation_note
-from .plan import DEFAULT_SPLIT_SIZE, Part, count_parts, line_range, plan_files, range_bytes, with_offsets
+from .plan import (
+    DEFAULT_SPLIT_SIZE,
+    Part,
+    count_parts,
+    line_range,
+    plan_files,
+    plan_links,
+    range_bytes,
+    with_offsets,
+)
 from .records import (
     BAD_FIELDS,
     COUNTS_SCHEMA,
@@ -161,6 +171,18 @@ class PchronicleSource(DataSource):
 class _Reader(DataSourceReader):
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
+        # Planned when made, not in partitions(): Spark pickles the reader to the tasks before it asks for its
+        # partitions, and the tasks need the subagent links of the whole read (plan.plan_links), which no one
+        # part holds (pchronicle_datasets.spark.read gives them with its plan, option "links").
+        self.parts = self._parts()
+        self.links: dict[str, list[str]] = {}
+        if options["output"] in ("documents", "records"):
+            given = options.get("links")
+            self.links = orjson.loads(given) if given else plan_links(self.parts, options["format"])
+
+    def __getstate__(self) -> dict[str, Any]:
+        # What travels to every task: the options and the links; each task gets its own part as its partition.
+        return {**self.__dict__, "parts": []}
 
     def _parts(self) -> list[Part]:
         if "plan" in self.options:
@@ -181,7 +203,7 @@ class _Reader(DataSourceReader):
 
     def partitions(self) -> list[InputPartition]:
         kinds = _KINDS.get(self.options["output"], _READ_IN_PLACE)
-        parts = [p for p in self._parts() if p.kind in kinds]
+        parts = [p for p in self.parts if p.kind in kinds]
         if self.options["output"] == "documents" and self.options.get("quarantine"):
             _remove_stale_quarantine(self.options["quarantine"], {_quarantine_name(p) for p in parts})
         return [_Partition(p.to_json()) for p in parts] or [_Partition(None)]  # Spark wants one; it reads nothing
@@ -206,7 +228,9 @@ class _Reader(DataSourceReader):
             sidecar = _read_whole(part.sidecar) if part.sidecar else None
             with fsspec.open(part.path, "rb") as f:
                 max_size = self.options["max_decompressed_size"]
-                records = whole_file_tables(part, self.options["format"], policy, f, max_size, limit, sidecar)
+                records = whole_file_tables(
+                    part, self.options["format"], policy, f, max_size, limit, sidecar, self.links
+                )
                 for table in self._documents(part, records):
                     yield from table.to_batches()
             return
