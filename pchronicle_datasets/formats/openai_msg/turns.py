@@ -447,6 +447,8 @@ class RowTurns:
                 else:
                     set_form(self.hint, f"{rel}/tool_calls/{c}/id", "absent")
             out.append({"tcid": tcid, "fn": fn["name"], "args": self._arguments(fn, f"{rel}/tool_calls/{c}")})
+            if "type" not in call:  # some servers leave it out; the writer writes "function" unless told (absent)
+                set_form(self.hint, f"{rel}/tool_calls/{c}/type", "absent")
             for key, value in call.items():
                 if key in CALL_CONSUMED or (key == "type" and value == "function"):
                     continue

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
+
 from pchronicle_datasets import from_storyline
 from tests.formats.openai_msg.boundary import parse_export
-from tests.formats.openai_msg.helpers import NAME, case, read, rows_of, turn
+from tests.formats.openai_msg.helpers import NAME, assistant, call, case, jsonl, read, row, rows_of, tool, turn, user
 
 
 def test_same_source_export_restores_original_forms_exactly() -> None:
@@ -19,3 +21,19 @@ def test_same_source_export_restores_original_forms_exactly() -> None:
     rows_out, root_out = parse_export(from_storyline(NAME, stories))
     assert root_out == {}
     assert rows_out == rows_of(golden)  # strings stay strings, objects objects, absent stays absent, 42 stays "42"
+
+
+def test_a_call_without_type_is_written_back_without_it_beside_a_history_copy_that_has_it() -> None:
+    # Some servers leave a response's call "type" out; the client sends the call back in the next request's history
+    # with "type": "function". The writer wrote "function" on the response too, so the copy's type was no longer a
+    # difference to keep, and the document read back was another (a CI fuzz example, test_json_mutations).
+    typeless = {k: v for k, v in call("c1", "ls").items() if k != "type"}
+    rows = [
+        row(1, [user("list")], assistant("", tool_calls=[call("c0", "pwd"), typeless])),
+        row(2, [user("list"), assistant("", tool_calls=[call("c0", "pwd"), call("c1", "ls")]),
+                tool("c0", "/w"), tool("c1", "a.txt")], assistant("done")),
+    ]  # fmt: skip
+    stories = read(jsonl(rows))
+    text = from_storyline(NAME, stories)
+    assert [json.loads(x) for x in text.splitlines()] == rows
+    assert read(text) == stories
