@@ -79,6 +79,19 @@ CONTEXT_FLAGS = {"isCompactSummary": "compact_summary", "isMeta": "meta"}
 #: ``"promptSource": "system"``; the user's own prompts have ``{"kind": "human"}``): a context turn too, its
 #: ``extra.claude_code.context`` the kind. Records without ``origin`` (every version before it) are unchanged.
 HUMAN_ORIGIN = "human"
+
+
+def harness_origin(origin: object) -> str | None:
+    """The ``origin.kind`` of a record Claude Code wrote itself (a non-empty kind other than ``HUMAN_ORIGIN``), the
+    context it gives; None for the user's own, or no such ``origin``.
+
+    >>> harness_origin({"kind": "task-notification"}), harness_origin({"kind": "human"}), harness_origin(None)
+    ('task-notification', None, None)
+    """
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return kind if type(kind) is str and kind and kind != HUMAN_ORIGIN else None
+
+
 CONTEXT_KIND = "context"
 
 #: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its
@@ -119,17 +132,15 @@ def queued_prompt(value: object) -> tuple[str, str | None] | None:
     att = value.get("attachment")
     if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not isinstance(att.get("prompt"), str):
         return None
-    kind = None
-    if "origin" in att:
-        origin = att["origin"]
-        kind = origin.get("kind") if isinstance(origin, dict) else None
-        if not (isinstance(kind, str) and kind):
+    origin = att.get("origin")
+    if "origin" in att and not (isinstance(origin, dict) and type(origin.get("kind")) is str and origin["kind"]):
+        return None  # an origin that says nothing: kept whole, not guessed
+    context = harness_origin(origin)
+    if context is None and att.get("commandMode") != QUEUED_MODE:
+        context = att.get("commandMode")  # a mode that is not the user's prompt, task-notification
+        if not (isinstance(context, str) and context):
             return None
-    mode = att.get("commandMode")
-    if mode == QUEUED_MODE and kind in (None, HUMAN_ORIGIN):
-        return att["prompt"], None
-    context = kind if kind not in (None, HUMAN_ORIGIN) else mode
-    return (att["prompt"], context) if isinstance(context, str) and context else None
+    return att["prompt"], context
 
 
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.

@@ -40,7 +40,6 @@ from .fields import (
     ENV_STATE,
     ENVELOPE_KEYS,
     HINTS,
-    HUMAN_ORIGIN,
     INTERRUPT_MARKERS,
     NAME,
     QUEUED,
@@ -49,6 +48,7 @@ from .fields import (
     SPAWN_TOOLS,
     SUBAGENT_PREFIX,
     child_session,
+    harness_origin,
     queued_prompt,
 )
 
@@ -158,14 +158,7 @@ class _Session:
             if is_time(value.get("timestamp")):
                 turn["ts"] = value["timestamp"]
             context = next((c for flag, c in CONTEXT_FLAGS.items() if value.get(flag) is True), None)
-            source = value.get("origin")
-            kind = source.get("kind") if isinstance(source, dict) else None
-            if context is None and type(kind) is str and kind and kind != HUMAN_ORIGIN:
-                context = kind  # written by Claude Code itself (fields.HUMAN_ORIGIN)
-            if context is not None:
-                turn["copied"] = True
-                turn["kind"] = CONTEXT_KIND
-                turn.setdefault("extra", {})["claude_code"] = {"context": context}
+            _context_turn(turn, context or harness_origin(value.get("origin")))
         result = value.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str) and result["agentId"]:
             for r in m.results:
@@ -192,11 +185,16 @@ class _Session:
         if is_time(value.get("timestamp")):
             turn["ts"] = value["timestamp"]
         turn.setdefault("extra", {})["claude_code"] = {QUEUED: True}
-        if context is not None:  # written by Claude Code itself (fields.HUMAN_ORIGIN): context, as isMeta lines are
-            turn["copied"] = True
-            turn["kind"] = CONTEXT_KIND
-            turn["extra"]["claude_code"]["context"] = context
+        _context_turn(turn, context)  # not the user's words: context, as isMeta lines are
         return hint
+
+
+def _context_turn(turn: dict[str, Any], context: str | None) -> None:
+    """Mark ``turn`` as context the harness wrote (``fields.CONTEXT_FLAGS``), ``context`` saying why; None: not."""
+    if context is not None:
+        turn["copied"] = True
+        turn["kind"] = CONTEXT_KIND
+        turn.setdefault("extra", {}).setdefault("claude_code", {})["context"] = context
 
 
 def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sidecar: Any = None) -> dict[str, Any]:
