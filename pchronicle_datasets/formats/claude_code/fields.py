@@ -94,6 +94,17 @@ def harness_origin(origin: object) -> str | None:
 
 CONTEXT_KIND = "context"
 
+#: The ``message.model`` of an ``assistant`` record Claude Code wrote itself, no model did: an API error it shows in
+#: place of an answer (``isApiErrorMessage: true``, ``error`` its kind: ``unknown``, ``rate_limit``,
+#: ``model_not_found``…; "API Error: 500 …", a real 2.1.17 file) or the filler it writes after a local command
+#: ("No response requested.", ``isApiErrorMessage: false``, a real 2.1.15 file). Such a turn is context
+#: (``extra.claude_code.context: "synthetic"``); an API error also says ``extra.claude_code.api_error`` (its
+#: ``error``, else true), which ``pc.flags`` reads; ``/agent/model`` is the first model that is not this marker.
+SYNTHETIC_MODEL = "<synthetic>"
+SYNTHETIC = "synthetic"
+API_ERROR_FLAG = "isApiErrorMessage"
+API_ERROR = "api_error"  # extra.claude_code.api_error on the turn (training/policy.py reads it)
+
 #: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its
 #: ``INTERRUPT_MESSAGE`` and ``INTERRUPT_MESSAGE_FOR_TOOL_USE`` (the latter after a rejected tool call). The turn
 #: stays a user turn (the model saw it); ``/meta/claude-code/interrupted`` counts them, which ``pc.flags`` reads

@@ -34,6 +34,8 @@ from .chain import conversation, is_message_record
 from .fields import (
     AGENT_ID,
     AGENT_NAME,
+    API_ERROR,
+    API_ERROR_FLAG,
     COMPACTION_AGENT,
     CONTEXT_FLAGS,
     CONTEXT_KIND,
@@ -47,6 +49,8 @@ from .fields import (
     REL_SPAWN,
     SPAWN_TOOLS,
     SUBAGENT_PREFIX,
+    SYNTHETIC,
+    SYNTHETIC_MODEL,
     child_session,
     harness_origin,
     queued_prompt,
@@ -153,6 +157,12 @@ class _Session:
                     b.turns[t]["ts"] = value["timestamp"]
                 if isinstance(msg.get("model"), str):
                     b.turns[t]["model"] = msg["model"]
+                if msg.get("model") == SYNTHETIC_MODEL:  # written by Claude Code itself, not by a model
+                    _context_turn(b.turns[t], SYNTHETIC)
+                    if value.get(API_ERROR_FLAG) is True:
+                        error = value.get("error")
+                        said = b.turns[t]["extra"]["claude_code"]
+                        said[API_ERROR] = error if isinstance(error, str) and error else True
         elif len(b.turns) > before:
             turn = b.turns[-1]
             if is_time(value.get("timestamp")):
@@ -259,7 +269,7 @@ def _document(s: _Session, shared: dict[str, Any], sidecar: Any) -> dict[str, An
     agent: dict[str, Any] = {"id": AGENT_ID, "name": AGENT_NAME}
     if isinstance(shared.get("version"), str):
         agent["ver"] = shared["version"]
-    model = next((t["model"] for t in turns if "model" in t), None)
+    model = next((t["model"] for t in turns if "model" in t and t["model"] != SYNTHETIC_MODEL), None)
     if model is not None:
         agent["model"] = model
     story["agent"] = agent
