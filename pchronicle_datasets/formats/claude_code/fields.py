@@ -122,17 +122,18 @@ INTERRUPT_MARKERS = ("[Request interrupted by user]", "[Request interrupted by u
 #: ``task-notification``: a background task's end; ``origin.kind`` ``peer``: another session's message) is shown
 #: to the model the same way and is in no ``user`` record either (the real 2.1.280 session's two absorbed task
 #: notifications): a context turn (``copied``, ``extra.claude_code.context`` its origin's kind, else its mode), as
-#: a ``user`` record of such an origin is (``HUMAN_ORIGIN``). A prompt of blocks, or an ``origin`` that is no
-#: object with a kind, stays residual.
+#: a ``user`` record of such an origin is (``HUMAN_ORIGIN``). The prompt is text or, in recent versions, content
+#: blocks (``[{"type": "text", …}, {"type": "image", …}]``), read as a ``user`` record's content; an ``origin`` that
+#: is no object with a kind, or blocks no reader maps, stay residual.
 QUEUED_ATTACHMENT = "queued_command"
 QUEUED_MODE = "prompt"
 QUEUED = "queued"  # extra.claude_code.queued: true on the turn
 
 
-def queued_prompt(value: object) -> tuple[str, str | None] | None:
+def queued_prompt(value: object) -> tuple[str | list, str | None] | None:
     """``(prompt, context)`` of an ``attachment`` record that holds a message queued mid-turn
-    (``QUEUED_ATTACHMENT``): ``context`` None for the user's own words, else why it is context; None for any other
-    record.
+    (``QUEUED_ATTACHMENT``): ``prompt`` its text or its content blocks, ``context`` None for the user's own words,
+    else why it is context; None for any other record.
 
     >>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command", "prompt": "done",
     ...     "commandMode": "task-notification"}})
@@ -141,7 +142,7 @@ def queued_prompt(value: object) -> tuple[str, str | None] | None:
     if not isinstance(value, dict) or value.get("type") != "attachment":
         return None
     att = value.get("attachment")
-    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not isinstance(att.get("prompt"), str):
+    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not _prompt(att.get("prompt")):
         return None
     origin = att.get("origin")
     if "origin" in att and not (isinstance(origin, dict) and type(origin.get("kind")) is str and origin["kind"]):
@@ -152,6 +153,12 @@ def queued_prompt(value: object) -> tuple[str, str | None] | None:
         if not (isinstance(context, str) and context):
             return None
     return att["prompt"], context
+
+
+def _prompt(prompt: object) -> bool:
+    """A queued prompt is text or, in recent versions (2.1.2xx), a list of content blocks (``text``, an ``image``
+    pasted with it), read as a ``user`` record's content is."""
+    return isinstance(prompt, str) or (isinstance(prompt, list) and all(isinstance(b, dict) for b in prompt))
 
 
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.

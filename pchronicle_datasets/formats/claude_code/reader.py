@@ -183,9 +183,9 @@ class _Session:
         if found is None:
             return None
         prompt, context = found
-        m = Message(NAME, "user")
-        m.add_text("/prompt", prompt)
-        m.skeleton = {}  # the attachment's other keys are residual, one entry each (below)
+        m = _prompt_message(prompt)
+        if not m.mapped:
+            return None  # blocks no reader maps: the record stays whole
         _keep_keys(self.kept, i, value, mask, skip=("attachment",))
         for key, v in value["attachment"].items():
             if key != "prompt":
@@ -197,6 +197,26 @@ class _Session:
         turn.setdefault("extra", {})["claude_code"] = {QUEUED: True}
         _context_turn(turn, context)  # not the user's words: context, as isMeta lines are
         return hint
+
+
+def _prompt_message(prompt: str | list) -> Message:
+    """The message of a queued prompt at ``/prompt`` of its attachment: its text, or its content blocks read as a
+    ``user`` record's content (the Anthropic shape), their pointers moved from ``/content`` to ``/prompt``. The
+    attachment's other keys are residual, one entry each (``_Session.queued``)."""
+    if isinstance(prompt, str):
+        m = Message(NAME, "user")
+        m.add_text("/prompt", prompt)
+        m.skeleton = {}
+        return m
+    m = read_message({"role": "user", "content": prompt}, "anthropic")
+
+    def moved(pointer: str) -> str:
+        return "/prompt" + pointer[len("/content") :]
+
+    m.slots = [(moved(p), address) for p, address in m.slots]
+    m.leftovers = {moved(p): v for p, v in m.leftovers.items()}
+    m.skeleton = {"prompt": m.skeleton["content"]} if isinstance(m.skeleton, dict) and "content" in m.skeleton else {}
+    return m
 
 
 def _context_turn(turn: dict[str, Any], context: str | None) -> None:
