@@ -174,10 +174,18 @@ SIDECAR_SUFFIX = ".meta.json"
 #: ``<session>/tool-results/``: a tool output too big for the conversation, kept whole there, ``<id>.txt`` for
 #: text and ``<id>.json`` for an MCP tool's content blocks (``[{"type": "text", "text": …}]``), which a folder's
 #: listing takes, so the first one stopped the load. The session's own result holds what the model saw: the
-#: ``<persisted-output>`` preview, with the file's path.
+#: ``<persisted-output>`` preview, with the file's path. A ``Workflow`` run (the tool that fans a script out into
+#: subagents; seen in real 2.1.270 project folders) leaves, beside its agents' ``agent-<id>.jsonl`` (read as
+#: subagents), ``<session>/subagents/workflows/<runId>/journal.jsonl``, the run's ledger (``{"type": "launched"}``,
+#: then ``started`` / ``result`` lines keyed by ``agentId``; no reader takes it, so it stopped the load), and
+#: ``<session>/workflows/<runId>.json``, its summary once done (status, per-agent state, the script); run ids are
+#: ``wf_…`` (the tool's ``resumeFromRunId`` pattern). Each agent's result is also in its own file, the run's in the
+#: parent's task notification.
 INDEX_FILES = {
     "sessions-index.json": "the index of the project's sessions Claude Code keeps for its resume picker",
     "tool-results/": "a tool output Claude Code kept apart, too big for the conversation",
+    "subagents/workflows/wf_*/journal.jsonl": "the ledger of a Workflow run's agents, whose own files are read",
+    "workflows/wf_*.json": "the summary Claude Code writes of a finished Workflow run",
 }
 SUBAGENT_PREFIX = "agent-"
 
