@@ -41,6 +41,15 @@ RECORD_TYPES = {
     "mode": "residual",
     "permission-mode": "residual",
     "tag": "residual",
+    # 2.1.2xx session metadata, seen in real 2.1.270 files (tests/data/claude_code/README.md): re-appended after
+    # turns, none of it conversation
+    "last-prompt": "residual",
+    "agent-name": "residual",
+    "atis-latch": "residual",
+    "bridge-session": "residual",
+    "cost-state": "residual",
+    "file-history-delta": "residual",
+    "frame-link": "residual",
 }
 #: ``system`` subtypes seen in 2.0–2.1.x (counted as ``system/<subtype>``; any other subtype counts the same way).
 SYSTEM_SUBTYPES = (
