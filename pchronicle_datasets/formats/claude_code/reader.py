@@ -39,6 +39,7 @@ from .fields import (
     COMPACTION_AGENT,
     CONTEXT_FLAGS,
     CONTEXT_KIND,
+    EFFORT,
     ENV_STATE,
     ENVELOPE_KEYS,
     HINTS,
@@ -157,6 +158,8 @@ class _Session:
                     b.turns[t]["ts"] = value["timestamp"]
                 if isinstance(msg.get("model"), str):
                     b.turns[t]["model"] = msg["model"]
+                if value.get(EFFORT) is not None:  # 2.1.212+: the reasoning effort of the answer
+                    b.turns[t]["effort"] = value[EFFORT]
                 if msg.get("model") == SYNTHETIC_MODEL:  # written by Claude Code itself, not by a model
                     _context_turn(b.turns[t], SYNTHETIC)
                     if value.get(API_ERROR_FLAG) is True:
