@@ -120,6 +120,11 @@ def _chain(items: list[tuple[int, Any]]) -> set[int] | None:
     return chain
 
 
+def _answered(turn: dict[str, Any]) -> bool:
+    """An agent turn with a model that is no message OpenClaw wrote itself (``fields.SELF_PROVIDER``)."""
+    return isinstance(turn.get("model"), str) and "context" not in (turn.get("extra") or {}).get(EXTRA, {})
+
+
 class _Reader:
     def __init__(self, document_id: str | None) -> None:
         self.document_id = document_id
@@ -399,6 +404,10 @@ class _Reader:
             if not self.document_id:
                 raise self.error("/0", "the session has no header id and no file name to name it")
             story["session"] = self.document_id
+        if "model" not in self.agent:  # a v2/v3 header names no model: the first agent turn's, not OpenClaw's own
+            model = next((t["model"] for t in self.turns if t["src"] == "agent" and _answered(t)), None)
+            if model is not None:
+                self.agent["model"] = model
         story["agent"] = self.agent
         story["turns"] = self.turns
         if not self.turns:

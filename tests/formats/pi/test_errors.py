@@ -54,3 +54,12 @@ def test_a_message_the_user_stopped_is_counted_as_an_interrupt():
     aborted = [e for e in src if e.get("message", {}).get("stopReason") == "aborted"]
     assert len(aborted) == 1
     assert doc["meta"]["pi"]["interrupted"] == 1 and "interrupted" in pc.flags(doc)
+
+
+def test_the_agents_model_is_the_first_a_model_answered_with():
+    # A v2/v3 header names no model (v1's had modelId): /agent/model is the model of the first agent turn a model
+    # wrote, not OpenClaw's own notice ("gateway-injected"); a v1 header's modelId still decides.
+    _, doc = read(OPENCLAW)
+    assert doc["agent"]["model"] == "qwen3.5:9b"
+    _, v1 = read(LARGE)
+    assert v1["agent"]["model"] == orjson.loads(LARGE.read_bytes().splitlines()[0])["modelId"]
