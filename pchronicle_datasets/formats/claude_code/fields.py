@@ -110,14 +110,15 @@ CONTEXT_KIND = "context"
 #: (``extra.claude_code.context: "synthetic"``); an API error also says ``extra.claude_code.api_error`` (its
 #: ``error``, else true), which ``pc.flags`` reads; ``/agent/model`` is the first model that is not this marker.
 SYNTHETIC_MODEL = "<synthetic>"
+SYNTHETIC = "synthetic"
+API_ERROR_FLAG = "isApiErrorMessage"
+API_ERROR = "api_error"  # extra.claude_code.api_error on the turn (training/policy.py reads it)
+
 #: The key of an ``assistant`` record that holds the reasoning effort of its answer (2.1.212 and later: "Changed
 #: session transcripts to record the reasoning effort level on each assistant message"; ``"high"``, ``"medium"``,
 #: ``"low"`` in real 2.1.220 and 2.1.270 sessions; absent on haiku answers): the turn's ``effort`` (derived, the key
 #: stays residual), as Codex's ``effort`` and Pi's thinking level are.
 EFFORT = "effort"
-SYNTHETIC = "synthetic"
-API_ERROR_FLAG = "isApiErrorMessage"
-API_ERROR = "api_error"  # extra.claude_code.api_error on the turn (training/policy.py reads it)
 
 #: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its
 #: ``INTERRUPT_MESSAGE`` and ``INTERRUPT_MESSAGE_FOR_TOOL_USE`` (the latter after a rejected tool call). The turn
