@@ -59,6 +59,14 @@ EXPECTED = {
         "opaque-reasoning": 4,
         "user-path": 180,
     },
+    "claude_code/entire_2.1.17_api_error/a032db5a-df02-44d7-ab1e-fb024213ecc4.excerpt.jsonl": {
+        "user-path": 10,
+        "opaque-reasoning": 2,
+    },
+    "claude_code/entire_2.1.15_synthetic/0cf3db51-1c73-43bb-8d05-dc02739514a5.excerpt.jsonl": {
+        "user-path": 11,
+        "opaque-reasoning": 2,
+    },
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},

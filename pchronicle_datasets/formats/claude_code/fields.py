@@ -41,6 +41,15 @@ RECORD_TYPES = {
     "mode": "residual",
     "permission-mode": "residual",
     "tag": "residual",
+    # 2.1.2xx session metadata, seen in real 2.1.270 files (tests/data/claude_code/README.md): re-appended after
+    # turns, none of it conversation
+    "last-prompt": "residual",
+    "agent-name": "residual",
+    "atis-latch": "residual",
+    "bridge-session": "residual",
+    "cost-state": "residual",
+    "file-history-delta": "residual",
+    "frame-link": "residual",
 }
 #: ``system`` subtypes seen in 2.0–2.1.x (counted as ``system/<subtype>``; any other subtype counts the same way).
 SYSTEM_SUBTYPES = (
@@ -94,6 +103,23 @@ def harness_origin(origin: object) -> str | None:
 
 CONTEXT_KIND = "context"
 
+#: The ``message.model`` of an ``assistant`` record Claude Code wrote itself, no model did: an API error it shows in
+#: place of an answer (``isApiErrorMessage: true``, ``error`` its kind: ``unknown``, ``rate_limit``,
+#: ``model_not_found``…; "API Error: 500 …", a real 2.1.17 file) or the filler it writes after a local command
+#: ("No response requested.", ``isApiErrorMessage: false``, a real 2.1.15 file). Such a turn is context
+#: (``extra.claude_code.context: "synthetic"``); an API error also says ``extra.claude_code.api_error`` (its
+#: ``error``, else true), which ``pc.flags`` reads; ``/agent/model`` is the first model that is not this marker.
+SYNTHETIC_MODEL = "<synthetic>"
+SYNTHETIC = "synthetic"
+API_ERROR_FLAG = "isApiErrorMessage"
+API_ERROR = "api_error"  # extra.claude_code.api_error on the turn (training/policy.py reads it)
+
+#: The key of an ``assistant`` record that holds the reasoning effort of its answer (2.1.212 and later: "Changed
+#: session transcripts to record the reasoning effort level on each assistant message"; ``"high"``, ``"medium"``,
+#: ``"low"`` in real 2.1.220 and 2.1.270 sessions; absent on haiku answers): the turn's ``effort`` (derived, the key
+#: stays residual), as Codex's ``effort`` and Pi's thinking level are.
+EFFORT = "effort"
+
 #: The whole text of the ``user`` message Claude Code writes when the user stops the agent (Esc): its
 #: ``INTERRUPT_MESSAGE`` and ``INTERRUPT_MESSAGE_FOR_TOOL_USE`` (the latter after a rejected tool call). The turn
 #: stays a user turn (the model saw it); ``/meta/claude-code/interrupted`` counts them, which ``pc.flags`` reads
@@ -111,17 +137,18 @@ INTERRUPT_MARKERS = ("[Request interrupted by user]", "[Request interrupted by u
 #: ``task-notification``: a background task's end; ``origin.kind`` ``peer``: another session's message) is shown
 #: to the model the same way and is in no ``user`` record either (the real 2.1.280 session's two absorbed task
 #: notifications): a context turn (``copied``, ``extra.claude_code.context`` its origin's kind, else its mode), as
-#: a ``user`` record of such an origin is (``HUMAN_ORIGIN``). A prompt of blocks, or an ``origin`` that is no
-#: object with a kind, stays residual.
+#: a ``user`` record of such an origin is (``HUMAN_ORIGIN``). The prompt is text or, in recent versions, content
+#: blocks (``[{"type": "text", …}, {"type": "image", …}]``), read as a ``user`` record's content; an ``origin`` that
+#: is no object with a kind, or blocks no reader maps, stay residual.
 QUEUED_ATTACHMENT = "queued_command"
 QUEUED_MODE = "prompt"
 QUEUED = "queued"  # extra.claude_code.queued: true on the turn
 
 
-def queued_prompt(value: object) -> tuple[str, str | None] | None:
+def queued_prompt(value: object) -> tuple[str | list, str | None] | None:
     """``(prompt, context)`` of an ``attachment`` record that holds a message queued mid-turn
-    (``QUEUED_ATTACHMENT``): ``context`` None for the user's own words, else why it is context; None for any other
-    record.
+    (``QUEUED_ATTACHMENT``): ``prompt`` its text or its content blocks, ``context`` None for the user's own words,
+    else why it is context; None for any other record.
 
     >>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command", "prompt": "done",
     ...     "commandMode": "task-notification"}})
@@ -130,7 +157,7 @@ def queued_prompt(value: object) -> tuple[str, str | None] | None:
     if not isinstance(value, dict) or value.get("type") != "attachment":
         return None
     att = value.get("attachment")
-    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not isinstance(att.get("prompt"), str):
+    if not isinstance(att, dict) or att.get("type") != QUEUED_ATTACHMENT or not _prompt(att.get("prompt")):
         return None
     origin = att.get("origin")
     if "origin" in att and not (isinstance(origin, dict) and type(origin.get("kind")) is str and origin["kind"]):
@@ -141,6 +168,12 @@ def queued_prompt(value: object) -> tuple[str, str | None] | None:
         if not (isinstance(context, str) and context):
             return None
     return att["prompt"], context
+
+
+def _prompt(prompt: object) -> bool:
+    """A queued prompt is text or, in recent versions (2.1.2xx), a list of content blocks (``text``, an ``image``
+    pasted with it), read as a ``user`` record's content is."""
+    return isinstance(prompt, str) or (isinstance(prompt, list) and all(isinstance(b, dict) for b in prompt))
 
 
 #: Tools that start a subagent: the result's ``toolUseResult.agentId`` names the child.
@@ -156,10 +189,18 @@ SIDECAR_SUFFIX = ".meta.json"
 #: ``<session>/tool-results/``: a tool output too big for the conversation, kept whole there, ``<id>.txt`` for
 #: text and ``<id>.json`` for an MCP tool's content blocks (``[{"type": "text", "text": …}]``), which a folder's
 #: listing takes, so the first one stopped the load. The session's own result holds what the model saw: the
-#: ``<persisted-output>`` preview, with the file's path.
+#: ``<persisted-output>`` preview, with the file's path. A ``Workflow`` run (the tool that fans a script out into
+#: subagents; seen in real 2.1.270 project folders) leaves, beside its agents' ``agent-<id>.jsonl`` (read as
+#: subagents), ``<session>/subagents/workflows/<runId>/journal.jsonl``, the run's ledger (``{"type": "launched"}``,
+#: then ``started`` / ``result`` lines keyed by ``agentId``; no reader takes it, so it stopped the load), and
+#: ``<session>/workflows/<runId>.json``, its summary once done (status, per-agent state, the script); run ids are
+#: ``wf_…`` (the tool's ``resumeFromRunId`` pattern). Each agent's result is also in its own file, the run's in the
+#: parent's task notification.
 INDEX_FILES = {
     "sessions-index.json": "the index of the project's sessions Claude Code keeps for its resume picker",
     "tool-results/": "a tool output Claude Code kept apart, too big for the conversation",
+    "subagents/workflows/wf_*/journal.jsonl": "the ledger of a Workflow run's agents, whose own files are read",
+    "workflows/wf_*.json": "the summary Claude Code writes of a finished Workflow run",
 }
 SUBAGENT_PREFIX = "agent-"
 

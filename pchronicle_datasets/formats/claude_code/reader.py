@@ -34,9 +34,12 @@ from .chain import conversation, is_message_record
 from .fields import (
     AGENT_ID,
     AGENT_NAME,
+    API_ERROR,
+    API_ERROR_FLAG,
     COMPACTION_AGENT,
     CONTEXT_FLAGS,
     CONTEXT_KIND,
+    EFFORT,
     ENV_STATE,
     ENVELOPE_KEYS,
     HINTS,
@@ -47,6 +50,8 @@ from .fields import (
     REL_SPAWN,
     SPAWN_TOOLS,
     SUBAGENT_PREFIX,
+    SYNTHETIC,
+    SYNTHETIC_MODEL,
     child_session,
     harness_origin,
     queued_prompt,
@@ -153,6 +158,14 @@ class _Session:
                     b.turns[t]["ts"] = value["timestamp"]
                 if isinstance(msg.get("model"), str):
                     b.turns[t]["model"] = msg["model"]
+                if value.get(EFFORT) is not None:  # 2.1.212+: the reasoning effort of the answer
+                    b.turns[t]["effort"] = value[EFFORT]
+                if msg.get("model") == SYNTHETIC_MODEL:  # written by Claude Code itself, not by a model
+                    _context_turn(b.turns[t], SYNTHETIC)
+                    if value.get(API_ERROR_FLAG) is True:
+                        error = value.get("error")
+                        said = b.turns[t]["extra"]["claude_code"]
+                        said[API_ERROR] = error if isinstance(error, str) and error else True
         elif len(b.turns) > before:
             turn = b.turns[-1]
             if is_time(value.get("timestamp")):
@@ -173,9 +186,9 @@ class _Session:
         if found is None:
             return None
         prompt, context = found
-        m = Message(NAME, "user")
-        m.add_text("/prompt", prompt)
-        m.skeleton = {}  # the attachment's other keys are residual, one entry each (below)
+        m = _prompt_message(prompt)
+        if not m.mapped:
+            return None  # blocks no reader maps: the record stays whole
         _keep_keys(self.kept, i, value, mask, skip=("attachment",))
         for key, v in value["attachment"].items():
             if key != "prompt":
@@ -187,6 +200,26 @@ class _Session:
         turn.setdefault("extra", {})["claude_code"] = {QUEUED: True}
         _context_turn(turn, context)  # not the user's words: context, as isMeta lines are
         return hint
+
+
+def _prompt_message(prompt: str | list) -> Message:
+    """The message of a queued prompt at ``/prompt`` of its attachment: its text, or its content blocks read as a
+    ``user`` record's content (the Anthropic shape), their pointers moved from ``/content`` to ``/prompt``. The
+    attachment's other keys are residual, one entry each (``_Session.queued``)."""
+    if isinstance(prompt, str):
+        m = Message(NAME, "user")
+        m.add_text("/prompt", prompt)
+        m.skeleton = {}
+        return m
+    m = read_message({"role": "user", "content": prompt}, "anthropic")
+
+    def moved(pointer: str) -> str:
+        return "/prompt" + pointer[len("/content") :]
+
+    m.slots = [(moved(p), address) for p, address in m.slots]
+    m.leftovers = {moved(p): v for p, v in m.leftovers.items()}
+    m.skeleton = {"prompt": m.skeleton["content"]} if isinstance(m.skeleton, dict) and "content" in m.skeleton else {}
+    return m
 
 
 def _context_turn(turn: dict[str, Any], context: str | None) -> None:
@@ -259,7 +292,7 @@ def _document(s: _Session, shared: dict[str, Any], sidecar: Any) -> dict[str, An
     agent: dict[str, Any] = {"id": AGENT_ID, "name": AGENT_NAME}
     if isinstance(shared.get("version"), str):
         agent["ver"] = shared["version"]
-    model = next((t["model"] for t in turns if "model" in t), None)
+    model = next((t["model"] for t in turns if "model" in t and t["model"] != SYNTHETIC_MODEL), None)
     if model is not None:
         agent["model"] = model
     story["agent"] = agent

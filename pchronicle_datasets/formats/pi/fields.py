@@ -40,3 +40,17 @@ CUSTOM_MESSAGE = "custom_message"
 #: assistant usage key → Storyline metrics key; ``cost.total`` is ``cost_usd``; the rest go to metrics.extra
 USAGE = {"input": "prompt_tokens", "output": "completion_tokens", "cacheRead": "cached_tokens"}
 USAGE_EXTRA = {"cacheWrite": "cache_write_tokens", "totalTokens": "total_tokens"}
+
+#: ``extra.pi`` of an agent turn (``EXTRA``): why it is no model's answer. An assistant message whose ``stopReason``
+#: is ``STOP_ERROR`` is a provider call that failed (pi-ai's ``StopReason``; a real OpenClaw session of 2026-03 writes
+#: retries of ``"fetch failed"`` as assistant messages of empty ``content``, ``errorMessage`` the error):
+#: ``extra.pi.api_error`` is its ``errorMessage`` (else true), which ``pc.flags`` reads (``api_error``). One whose
+#: ``stopReason`` is ``STOP_ABORTED`` is the user's stop (Esc): counted in ``/meta/pi/interrupted``
+#: (``pc.flags``: ``interrupted``), the turn unchanged. One whose ``provider`` is ``SELF_PROVIDER`` OpenClaw wrote
+#: itself, no model did (``model`` ``gateway-injected``: a gateway notice such as "⚠️ Agent failed before reply: No
+#: API key found…", the same real session; ``delivery-mirror``, ``api: "openclaw-transcript"``: a copy of a message
+#: delivered to a channel): a context turn (``copied``), ``extra.pi.context`` its ``model``.
+EXTRA = "pi"
+STOP_ERROR = "error"
+STOP_ABORTED = "aborted"
+SELF_PROVIDER = "openclaw"

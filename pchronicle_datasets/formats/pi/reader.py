@@ -19,8 +19,22 @@ from ...errors import FormatError, NoConversationError, PchronicleError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
+from ..base import INTERRUPTED
 from ..residual import Residual, origin
-from .fields import AGENT_ID, CUSTOM_MESSAGE, HINTS, NAME, ROLES, SUMMARIES, USAGE, USAGE_EXTRA
+from .fields import (
+    AGENT_ID,
+    CUSTOM_MESSAGE,
+    EXTRA,
+    HINTS,
+    NAME,
+    ROLES,
+    SELF_PROVIDER,
+    STOP_ABORTED,
+    STOP_ERROR,
+    SUMMARIES,
+    USAGE,
+    USAGE_EXTRA,
+)
 
 __all__ = ["is_header", "read_session", "single_text"]
 
@@ -106,6 +120,11 @@ def _chain(items: list[tuple[int, Any]]) -> set[int] | None:
     return chain
 
 
+def _answered(turn: dict[str, Any]) -> bool:
+    """An agent turn with a model that is no message OpenClaw wrote itself (``fields.SELF_PROVIDER``)."""
+    return isinstance(turn.get("model"), str) and "context" not in (turn.get("extra") or {}).get(EXTRA, {})
+
+
 class _Reader:
     def __init__(self, document_id: str | None) -> None:
         self.document_id = document_id
@@ -120,6 +139,7 @@ class _Reader:
         self.story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, document_id)}
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.line: int | None = None
+        self.interrupted = 0  # assistant messages the user stopped (fields.STOP_ABORTED)
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -333,11 +353,28 @@ class _Reader:
         metrics = _metrics(message.get("usage"))
         if metrics is not None:
             turn["metrics"] = metrics
+        self.no_answer(turn, message)
         used = ("role", "content", *(("model",) if "model" in turn else ()))
         self.keep_rest(
             base, message, used if isinstance(content, list) else ("role", "model") if "model" in turn else ("role",)
         )
         self.plan.append(["a", t, layout if isinstance(content, list) else None])
+
+    def no_answer(self, turn: dict[str, Any], message: dict) -> None:
+        """Mark an agent turn no model answered with (``fields.EXTRA``): a failed provider call, the user's stop, a
+        message OpenClaw wrote itself. The source keys stay residual (derived values)."""
+        stop = message.get("stopReason")
+        if stop == STOP_ERROR:
+            error = message.get("errorMessage")
+            turn.setdefault("extra", {})[EXTRA] = {"api_error": error if isinstance(error, str) and error else True}
+        elif stop == STOP_ABORTED:
+            self.interrupted += 1
+        if message.get("provider") == SELF_PROVIDER:
+            model = message.get("model")
+            turn["copied"] = True
+            turn["kind"] = "context"
+            said = turn.setdefault("extra", {}).setdefault(EXTRA, {})
+            said["context"] = model if isinstance(model, str) and model else SELF_PROVIDER
 
     def result(self, i: int, entry: dict, message: dict, base: str) -> None:
         source_id = message.get("toolCallId")
@@ -367,6 +404,10 @@ class _Reader:
             if not self.document_id:
                 raise self.error("/0", "the session has no header id and no file name to name it")
             story["session"] = self.document_id
+        if "model" not in self.agent:  # a v2/v3 header names no model: the first agent turn's, not OpenClaw's own
+            model = next((t["model"] for t in self.turns if t["src"] == "agent" and _answered(t)), None)
+            if model is not None:
+                self.agent["model"] = model
         story["agent"] = self.agent
         story["turns"] = self.turns
         if not self.turns:
@@ -384,6 +425,8 @@ class _Reader:
             hints["unanswered"] = unanswered
         if abandoned:
             hints["abandoned"] = abandoned
+        if self.interrupted:
+            hints[INTERRUPTED] = self.interrupted
         meta: dict[str, Any] = {HINTS: hints}
         if self.renamed:
             meta[SOURCE_CALL_IDS] = self.renamed

@@ -73,6 +73,55 @@ def test_a_project_folder_loads_beside_the_files_claude_code_keeps_there(tmp_pat
     assert "left out 2 files that hold no session" in capsys.readouterr().err
 
 
+def test_a_project_folder_loads_beside_a_workflow_runs_files(tmp_path, caplog):
+    # A Workflow run (2.1.2xx: a script that fans out into subagents) leaves, in real 2.1.270 project folders
+    # (noamsalit/Shepherd's probe copies, no licence: the shapes only, tests/data/claude_code/README.md), beside each
+    # agent's agent-<id>.jsonl and its .meta.json, the run's journal.jsonl and, once done, workflows/<runId>.json
+    # (and the script, a .js no reader lists). No reader takes those two: the load stopped on the journal.
+    project = tmp_path / "projects" / "-tmp-work"
+    shutil.copytree(SHOWCASE, project)
+    run = project / SESSION / "subagents" / "workflows" / "wf_edb19b07-a69"
+    run.mkdir(parents=True)
+    agent = "aff491fda998b3fe0"
+    (run / "journal.jsonl").write_text(
+        '{"type":"launched"}\n'
+        f'{{"type":"started","key":"v2:790ace0b","agentId":"{agent}","label":"ping","phase":"Ping"}}\n'
+        f'{{"type":"result","key":"v2:790ace0b","agentId":"{agent}","result":"PONG"}}\n'
+    )
+    meta = {"agentType": "workflow-subagent", "description": "ping", "workflowPhase": "Ping", "spawnDepth": 1}
+    (run / f"agent-{agent}.meta.json").write_text(json.dumps(meta))
+    env = {"userType": "external", "cwd": "/tmp/work", "sessionId": SESSION, "version": "2.1.270"}
+    records = [
+        {"parentUuid": None, "isSidechain": True, "agentId": agent, "type": "user", "uuid": "w1",
+         "message": {"role": "user", "content": "Reply with exactly the word PONG."}, **env},
+        {"parentUuid": "w1", "isSidechain": True, "agentId": agent, "type": "assistant", "uuid": "w2",
+         "message": {"id": "msg_w", "role": "assistant", "model": "claude-haiku-4-5-20251001",
+                     "content": [{"type": "text", "text": "PONG"}]}, **env},
+    ]  # fmt: skip
+    (run / f"agent-{agent}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (project / SESSION / "workflows" / "scripts").mkdir(parents=True)
+    (project / SESSION / "workflows" / "scripts" / "ping-wf_edb19b07-a69.js").write_text("export const meta = {}\n")
+    summary = {"runId": "wf_edb19b07-a69", "taskId": "w1x94eiqe", "result": "PONG", "agentCount": 1,
+               "status": "completed", "workflowProgress": [{"type": "workflow_agent", "agentId": agent}]}  # fmt: skip
+    (project / SESSION / "workflows" / "wf_edb19b07-a69.json").write_text(json.dumps(summary))
+    with caplog.at_level("WARNING"):
+        ds = load_dataset(
+            "pchronicle", "auto", data_dir=str(project.parent), split="train", cache_dir=str(tmp_path / "c")
+        )
+    stories = {s["session"]: s for s in map(pc.row_to_story, ds)}
+    assert sorted(stories) == [SESSION, f"{SESSION}/agent-{agent}", f"{SESSION}/agent-showcol1"]
+    child = stories[f"{SESSION}/agent-{agent}"]
+    assert child["parent"] == {"psid": SESSION, "rel": "spawn"}  # no toolUseId: a workflow agent has none
+    assert child["meta"]["claude-code"]["sidecar"] == meta and [t["msg"] for t in child["turns"]] == [
+        "Reply with exactly the word PONG.",
+        "PONG",
+    ]
+    assert (
+        f"left out 2 files that hold no session: -tmp-work/{SESSION}/subagents/workflows/wf_edb19b07-a69/journal.jsonl "
+        "(the ledger of a Workflow run's agents, whose own files are read) and 1 more"
+    ) in caplog.text
+
+
 def test_a_lone_meta_json_is_not_taken_for_a_sidecar():
     assert pair(["a/agent-x.meta.json"]) == ([0], {})
     assert pair(["a/agent-x.jsonl", "a/agent-x.meta.json"]) == ([0], {0: 1})

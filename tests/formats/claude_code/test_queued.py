@@ -158,7 +158,9 @@ RESULT = [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}]
         ({"origin": {"kind": "peer", "from": "another-session"}}, True, "peer"),  # another session's message
         ({"origin": "human"}, False, None),
         ({"commandMode": "task-notification"}, True, "task-notification"),
-        ({"prompt": [{"type": "text", "text": "also this"}]}, False, None),  # a prompt of blocks: kept, not guessed
+        ({"prompt": [{"type": "text", "text": "also this"}]}, True, None),  # a prompt of blocks (2.1.2xx)
+        ({"prompt": [{"type": "nothing-known"}]}, False, None),  # blocks no reader maps: kept whole, not a turn
+        ({"prompt": 7}, False, None),
     ],
 )
 def test_a_human_prompt_of_text_is_a_user_turn_and_another_a_context_turn(attachment, turn, context):
@@ -213,3 +215,25 @@ def test_a_user_record_claude_code_wrote_itself_is_a_context_turn():
     assert turns[2]["extra"] == {"claude_code": {"context": "task-notification"}}
     kept = pc.to_messages(doc, drop_copied=True)["messages"]
     assert [m["content"] for m in kept if m["role"] == "user"] == ["look it up", "thanks"]
+
+
+def test_a_prompt_of_blocks_is_read_as_a_user_records_content():
+    # Recent versions write the words typed mid-turn as content blocks (``"prompt": [{"type": "text", …}]``, an
+    # image pasted with them as an ``image`` block; seen in real 2.1.2xx sessions, tests/data/claude_code/README.md):
+    # the same user turn as a prompt of text, its image kept as the turn's media; written back as it was.
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    prompt = [{"type": "text", "text": "[Image #2] why is this offline?"}, image]
+    doc = decode([
+        rec("user", "u1", None, "list"),
+        rec("assistant", "a1", "u1", CALL),
+        rec("user", "r1", "a1", RESULT),
+        _queued("q1", "r1", prompt, origin={"kind": "human"}, delivery_id="d1", humanTurn=True),
+        rec("assistant", "a2", "q1", [{"type": "text", "text": "done"}]),
+    ])  # fmt: skip
+    turn = doc["turns"][2]
+    assert (turn["src"], turn["msg"]) == ("user", "[Image #2] why is this offline?")
+    assert turn["extra"]["media"] == [image] and turn["extra"]["claude_code"] == {"queued": True}
+    kept = doc["unknown_fields"]["sources"]["claude-code"]["fields"]
+    assert kept["/3/attachment/delivery_id"] == "d1" and "/3" not in kept
+    user = [m["content"] for m in pc.to_messages(doc)["messages"] if m["role"] == "user"]
+    assert user == ["list", "[Image #2] why is this offline?"]

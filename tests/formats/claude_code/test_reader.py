@@ -197,3 +197,21 @@ def test_documents_of_other_formats_are_written_as_session_lines_and_read_back()
 )
 def test_sniff(sample, claimed):
     assert claude_code.sniff(sample) is claimed
+
+
+def test_the_effort_of_an_answer_is_its_turns_effort():
+    # 2.1.212 and later write the reasoning effort on each assistant record (top-level "effort", beside
+    # "perTurnEffort": null; real 2.1.220 and 2.1.270 sessions, no licence: the key only): the turn's effort, as
+    # Codex's and Pi's; the key stays where the writer takes it. A fragment's own effort never overrides the first's.
+    doc = decode([
+        rec("user", "u", None, "hi"),
+        rec("assistant", "a1", "u", [{"type": "thinking", "thinking": "", "signature": "s"}], mid="m1",
+            effort="high", perTurnEffort=None),
+        rec("assistant", "a2", "a1", [{"type": "text", "text": "hello"}], mid="m1", effort="high",
+            perTurnEffort=None),
+        rec("user", "u2", "a2", "more"),
+        rec("assistant", "a3", "u2", [{"type": "text", "text": "ok"}], mid="m2"),
+    ])  # fmt: skip
+    agent = [t for t in doc["turns"] if t["src"] == "agent"]
+    assert agent[0]["effort"] == "high" and "effort" not in agent[1]
+    assert doc["unknown_fields"]["sources"]["claude-code"]["fields"]["/1/effort"] == "high"

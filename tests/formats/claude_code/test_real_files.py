@@ -58,7 +58,7 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 14  # 13 of the wild, and queued_2.1.280's .written file (test_queued.py)
+    assert len(FILES) == 16  # 15 of the wild, and queued_2.1.280's .written file (test_queued.py)
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 
