@@ -62,3 +62,8 @@ CONTEXT_HEADS = {
     "# task_progress": "task_progress",
     "# TODO LIST UPDATE REQUIRED": "task_progress",
 }
+
+#: The head of the text Cline adds to the user message that resumes a task it stopped (``formatResponse.
+#: taskResumption``: "[TASK RESUMPTION] This task was interrupted 3 days ago. …"): each such block is counted as an
+#: interruption (``/meta/cline/interrupted``, read by ``pc.flags``).
+RESUMPTION = "[TASK RESUMPTION]"

@@ -29,6 +29,7 @@ from typing import Any
 from ...errors import FormatError, NoConversationError
 from ...jsonio import json_type
 from ...linking import SOURCE_CALL_IDS
+from ..base import INTERRUPTED
 from ..messages import Message, Result, TurnBuilder, read_message
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .fields import (
@@ -42,6 +43,7 @@ from .fields import (
     MODEL_INFO,
     NAME,
     RESULT_HEAD,
+    RESUMPTION,
     TOKENS,
     TS,
 )
@@ -162,7 +164,7 @@ def read_history(value: Any, document_id: str | None, line: int | None = None) -
     builder = TurnBuilder()
     hints: list[dict[str, Any]] = []
     previous_calls: list[tuple[str | None, str]] = []
-    text_results = 0
+    text_results = interrupted = 0
     model: str | None = None
     for i, message in enumerate(value):
         pointer = f"/{i}"
@@ -180,6 +182,8 @@ def read_history(value: Any, document_id: str | None, line: int | None = None) -
         if m.role == "user" and previous_calls:
             text_results += _take_text_results(m, previous_calls)
         previous_calls = [(c.id, c.name) for c in m.calls] if m.role == "assistant" else []
+        if m.role == "user":
+            interrupted += sum(t.startswith(RESUMPTION) for t in m.texts)
         if not m.mapped and m.first_unread() is not None:
             raise FormatError(
                 "all of this message's content is of a kind no reader maps (it would be residual only)",
@@ -206,6 +210,7 @@ def read_history(value: Any, document_id: str | None, line: int | None = None) -
             "version": HINTS_VERSION,
             "messages": hints,
             "text_results": text_results,
+            INTERRUPTED: interrupted,
             "unanswered_calls": len(unanswered),
             "unanswered": unanswered,
         }

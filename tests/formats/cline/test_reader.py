@@ -70,6 +70,8 @@ def test_what_is_not_a_result():
     assert story["meta"]["cline"]["unanswered"] == ["tooluse_3", "tooluse_8"]
     resumed = next(t for t in story["turns"] if t["src"] == "user" and t["msg"].startswith("[TASK RESUMPTION]"))
     assert "kind" not in resumed  # the user's new instructions are in it
+    assert story["meta"]["cline"]["interrupted"] == 1
+    assert "interrupted" in pc.flags(pc.story_to_row(story))
     # a Result head with no call before it is text
     lone = [
         {"role": "user", "content": [{"type": "text", "text": "[read_file for 'a'] Result:\nx"}], "ts": 1},
