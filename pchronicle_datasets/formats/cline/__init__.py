@@ -1,5 +1,6 @@
 """The ``cline`` format (alias ``cline-task``): Cline's task histories, ``<globalStorage>/tasks/<task id>/
-api_conversation_history.json`` (the VS Code extension ``saoudrizwan.claude-dev``, and its CLI).
+api_conversation_history.json`` (the VS Code extension ``saoudrizwan.claude-dev``), and the sessions of Cline's SDK
+(``~/.cline/data/sessions/<id>/<id>.messages.json``: its CLI, and the extension since 2026-05).
 
 One history is one document: a JSON array of Anthropic messages with Cline's keys (``ts``, ``modelInfo``,
 ``metrics``). The mapping table is docs/formats/cline.md (``fields.py`` holds it as data); the same-source writer
@@ -25,7 +26,7 @@ from typing import Any
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
 from .fields import INDEX_FILES, NAME
-from .reader import read_history, stamped
+from .reader import is_manifest, is_session, read_history, stamped
 from .writer import encode, history
 
 __all__ = [
@@ -55,11 +56,15 @@ ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): one line per
 def sniff(sample: Any) -> bool:
     """Whether a parsed file (or line) is a Cline history: a non-empty array of messages (objects with a string
     ``role``) each stamped with the integer ``ts`` Cline adds (a bare message array without it is the ``chat``
-    format's, whose sniffer leaves exactly these to this one); the reader refuses a role Cline does not write.
+    format's, whose sniffer leaves exactly these to this one); the reader refuses a role Cline does not write. Or a
+    session of Cline's SDK (``{version, sessionId, updated_at, messages}``), or the manifest beside it (read as
+    no conversation, so a folder's load leaves it out and names it).
 
     >>> sniff([{"role": "user", "content": "hi", "ts": 1777073170000}]), sniff([{"role": "user", "content": "hi"}])
     (True, False)
     """
+    if isinstance(sample, dict):
+        return is_session(sample) or is_manifest(sample)
     return isinstance(sample, list) and bool(sample) and all(stamped(m) for m in sample)
 
 

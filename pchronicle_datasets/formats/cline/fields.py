@@ -31,6 +31,7 @@ INDEX_FILES = {
     "task_metadata.json": "Cline's record of the task's files in context and the models and environments used",
     "context_history.json": "Cline's record of the context truncations and edits applied to the history",
     "tasks/*/settings.json": "the settings Cline kept for the task",
+    "sessions/*/*.compaction.json": "Cline's compaction state of a session (its canonical history is unchanged)",
 }
 
 #: The keys ``ClineStorageMessage`` adds to an Anthropic message (content.ts). ``ts`` (ms since the epoch), the
@@ -41,10 +42,29 @@ MODEL_INFO = "modelInfo"
 METRICS = "metrics"
 CLINE_KEYS = ("id", TS, MODEL_INFO, METRICS)
 
+#: Cline's SDK (its CLI, and the extension since it moved onto it, 2026-05) writes a session as one object,
+#: ``~/.cline/data/sessions/<id>/<id>.messages.json`` (sdk/packages/core/docs/messages-contract-v1.md): ``version``
+#: (1), ``updated_at``, ``agent`` (``lead``/``subagent``/``teammate``), ``sessionId``, ``taskType``?, ``messages``
+#: (the same stored messages), ``system_prompt``?. Beside it, ``<id>.json`` is the session's manifest.
+SESSION_ID = "sessionId"
+SYSTEM_PROMPT = "system_prompt"
+MESSAGES = "messages"
+MANIFEST_KEYS = ("session_id", "messages_path")  # the manifest: no conversation of its own
+#: ``modelInfo``'s model key: ``modelId`` in task histories, ``id`` in the SDK's sessions
+MODEL_KEYS = ("modelId", "id")
+#: a message's ``metadata.kind`` that makes it a context turn (the SDK's compaction: the summary that replaces
+#: the messages it removed)
+COMPACTION_KINDS = ("compaction", "compaction_summary")
+#: the SDK's block of a file the user attached (``{type: "file", path, content}``): kept beside the turn as media
+FILE_BLOCK = "file"
+
 #: ``metrics.tokens`` key → Storyline metrics key (``prompt`` is the whole input, cached tokens included, as
 #: Storyline's ``prompt_tokens``: ClineTokensInfo, src/shared/messages/metrics.ts); ``metrics.cost`` is ``cost_usd``.
 TOKENS = {"prompt": "prompt_tokens", "completion": "completion_tokens", "cached": "cached_tokens"}
 COST = ("cost", "cost_usd")
+#: the SDK's ``metrics`` keys → Storyline metrics keys (as written; ``cacheWriteTokens`` in ``metrics.extra``)
+SDK_TOKENS = {"inputTokens": "prompt_tokens", "outputTokens": "completion_tokens", "cacheReadTokens": "cached_tokens"}
+SDK_TOKENS_EXTRA = {"cacheWriteTokens": "cache_write_tokens"}
 
 #: The head of a tool's result given back as text (ToolResultUtils.pushToolResult: ``${description} Result:\n…``
 #: when the call has no ``tool_use_id`` to answer; the description is the handler's ``getDescription``:

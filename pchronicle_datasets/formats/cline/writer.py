@@ -24,7 +24,7 @@ from ...pointer import unescape
 from ..layout import report_unwritten
 from ..messages import write_message
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
-from .fields import COST, HINTS, METRICS, MODEL_INFO, NAME, TOKENS, TS
+from .fields import COST, HINTS, MESSAGES, METRICS, MODEL_INFO, NAME, SYSTEM_PROMPT, TOKENS, TS
 from .reader import HINTS_VERSION
 
 __all__ = ["WRITTEN", "encode", "history"]
@@ -56,21 +56,34 @@ def _put(node: Any, tokens: list[str], value: Any) -> None:
         node[tokens[-1]] = value
 
 
-def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
+def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> Any:
     fields = (source_fields(story, NAME) or {}).get("fields") or {}
+    session = hints.get("layout") == "session"  # an SDK session object, else a task's message array
+    top: dict[str, Any] = {}
     kept: dict[int, list[tuple[list[str], Any]]] = {}
     for pointer, value in fields.items():
         tokens = [unescape(t) for t in pointer.split("/")[1:]]
+        if session and tokens[0] != MESSAGES:
+            top[tokens[0]] = value  # version, updated_at, agent, sessionId, … (whole values)
+            continue
+        tokens = tokens[1:] if session else tokens
         kept.setdefault(int(tokens[0]), []).append((tokens[1:], value))
-    out: list[Any] = []
+    messages: list[Any] = []
     for i, hint in enumerate(hints["messages"]):
         message = write_message(story, hint)
         for tokens, value in kept.get(i, ()):
             _put(message, tokens, value)
-        out.append(message)
+        messages.append(message)
     carried = envelope(other_sources(story, NAME))
-    if carried is not None and out:
-        out[0][ENVELOPE_KEY] = carried
+    if not session:
+        if carried is not None and messages:
+            messages[0][ENVELOPE_KEY] = carried
+        return messages
+    out = {**top, MESSAGES: messages}
+    if isinstance(hints.get("system"), dict):
+        out[SYSTEM_PROMPT] = write_message(story, hints["system"])
+    if carried is not None:
+        out[ENVELOPE_KEY] = carried
     return out
 
 
@@ -164,8 +177,9 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
     return out
 
 
-def history(story: dict[str, Any]) -> list[Any]:
-    """The Cline messages (parsed values) of one document."""
+def history(story: dict[str, Any]) -> Any:
+    """The Cline history (parsed value) of one document: a task's message array, or an SDK session object for a
+    document read from one."""
     meta = story.get("meta")
     hints = meta.get(HINTS) if isinstance(meta, dict) else None
     own = (story.get("origin") or {}).get("format") == NAME
