@@ -60,9 +60,13 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> Any:
     fields = (source_fields(story, NAME) or {}).get("fields") or {}
     session = hints.get("layout") == "session"  # an SDK session object, else a task's message array
     top: dict[str, Any] = {}
+    system: list[tuple[list[str], Any]] = []
     kept: dict[int, list[tuple[list[str], Any]]] = {}
     for pointer, value in fields.items():
         tokens = [unescape(t) for t in pointer.split("/")[1:]]
+        if session and tokens[0] == SYSTEM_PROMPT and len(tokens) > 1:
+            system.append((tokens[1:], value))  # a leftover inside the system prompt's blocks
+            continue
         if session and tokens[0] != MESSAGES:
             top[tokens[0]] = value  # version, updated_at, agent, sessionId, … (whole values)
             continue
@@ -82,6 +86,8 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> Any:
     out = {**top, MESSAGES: messages}
     if isinstance(hints.get("system"), dict):
         out[SYSTEM_PROMPT] = write_message(story, hints["system"])
+        for tokens, value in system:
+            _put(out[SYSTEM_PROMPT], tokens, value)
     if carried is not None:
         out[ENVELOPE_KEY] = carried
     return out

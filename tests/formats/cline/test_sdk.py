@@ -90,3 +90,11 @@ def test_chat_no_longer_claims_sdk_sessions():
     raw = orjson.loads(SUCCESS.read_bytes())
     assert not chat.sniff(raw) and cline.sniff(raw)
     assert chat.sniff({k: v for k, v in raw.items() if k != "updated_at"})  # no longer the SDK's: chat's
+
+
+def test_a_system_prompt_of_blocks_comes_back_with_its_leftovers():
+    raw = orjson.loads(SUCCESS.read_bytes())
+    raw["system_prompt"] = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    (story,) = cline.decode(orjson.dumps(raw), "s.json")
+    assert story["turns"][0]["msg"] == "Be brief."
+    assert orjson.loads(cline.encode([story])) == raw

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import cline, detect
@@ -87,3 +89,54 @@ def test_time_model_and_metrics_are_written_for_other_documents():
     assert history[1]["modelInfo"] == {"modelId": "anthropic/claude-sonnet-4.5"}
     assert history[1]["metrics"] == {"tokens": {"prompt": 8120, "completion": 96, "cached": 0}, "cost": 0.02579}
     assert detect(orjson.dumps(history)).NAME == "cline"
+
+
+# ------------------------------------------------------------------ round trip of generated histories
+
+
+_text = st.text(max_size=30)
+_block = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, _text),
+    st.builds(lambda t, c: {"type": "text", "text": t, "call_id": c}, _text, st.sampled_from(["", "r1"])),
+    st.builds(
+        lambda n, t: {"type": "text", "text": f"[{n} for 'x'] Result:\n{t}"}, st.sampled_from(["ls", "cat"]), _text
+    ),
+    st.builds(lambda t: {"type": "text", "text": f"<environment_details>\n{t}\n</environment_details>"}, _text),
+    st.builds(lambda t: {"type": "thinking", "thinking": t, "signature": "sig"}, _text),
+    st.builds(
+        lambda i, n: {"type": "tool_use", "id": i, "name": n, "input": {"p": 1}, "call_id": i},
+        st.sampled_from(["t1", "t2", "t3"]),
+        st.sampled_from(["ls", "cat"]),
+    ),
+    st.builds(
+        lambda i, t: {"type": "tool_result", "tool_use_id": i, "content": t}, st.sampled_from(["t1", "t2", "t9"]), _text
+    ),
+    st.just({"type": "widget", "x": 1}),
+)
+
+
+@st.composite
+def _histories(draw):
+    out = []
+    for i in range(draw(st.integers(1, 6))):
+        role = draw(st.sampled_from(["user", "assistant"]))
+        content = draw(st.one_of(_text, st.lists(_block, min_size=1, max_size=4)))
+        message = {"role": role, "content": content, "ts": 1777073170000 + i}
+        if role == "assistant" and draw(st.booleans()):
+            message["modelInfo"] = {"modelId": draw(st.sampled_from(["m1", "m2"])), "providerId": "p", "mode": "act"}
+            message["metrics"] = {"tokens": {"prompt": draw(st.integers(0, 99)), "completion": 1, "cached": 0}}
+        out.append(message)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(_histories())
+def test_generated_histories_round_trip_or_are_refused_with_a_pointer(history):
+    data = orjson.dumps(history)
+    try:
+        stories = cline.decode(data, "tasks/1/api_conversation_history.json")
+    except pc.PchronicleError as exc:
+        assert exc.pointer.startswith("/")  # a message whose content is all residual: refused where it is
+        return
+    assert orjson.loads(cline.encode(stories)) == history
+    pc.to_messages(pc.story_to_row(stories[0]))  # the training output takes every document
