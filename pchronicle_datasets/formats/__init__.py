@@ -25,6 +25,7 @@ from . import (
     atif,
     chat,
     claude_code,
+    cline,
     codex,
     copilot_cli,
     cursor,
@@ -175,6 +176,7 @@ _BUILTIN = (
     cursor,
     codex,
     pi,
+    cline,
 )
 for _module in _BUILTIN:
     register(_module)

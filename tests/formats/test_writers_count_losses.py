@@ -69,6 +69,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "atif",
         "openai-msg",
         "claude-code",
+        "cline",
     ],
 )
 @pytest.mark.parametrize("source", sorted(SOURCES))

@@ -68,6 +68,13 @@ EXPECTED = {
         "opaque-reasoning": 2,
     },
     "codex/rollback-subagent.written.jsonl": {"opaque-reasoning": 2},
+    # a Cline history written in the shape of its native tool-calling storage: the thinking block's signature
+    "cline/tasks/1777080000000/api_conversation_history.json": {"opaque-reasoning": 1},
+    # Cline's SDK fixtures (cline/cline, a real session of its desktop app): /Users/example/…, the home of the user
+    # "example" as the fixtures publish it, in the paths of every file read and edited
+    "cline/sdk_fixtures/agentic.compaction.json": {"user-path": 10},
+    "cline/sdk_fixtures/basic.compaction.json": {"user-path": 12},
+    "cline/sessions/1784094124598_rruoq/1784094124598_rruoq.messages.json": {"user-path": 36},
     "codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.excerpt.jsonl": {"opaque-reasoning": 5},
     "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl": {"opaque-reasoning": 1},
     # real unredacted rollouts (AcidicSoil): their reasoning's encrypted_content; the cwd is /home/user/…, a

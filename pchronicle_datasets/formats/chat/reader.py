@@ -119,16 +119,23 @@ def sniff(sample: Any) -> bool:
         # A record that names its trajectory_format is a harness trajectory (mini-swe-agent): not claimed here. A
         # legacy Gemini CLI session and an opencode export hold ``messages`` too (not role messages): theirs.
         gemini = type(sample.get("sessionId")) is str and "projectHash" in sample
+        # a session of Cline's SDK ({version, sessionId, updated_at, messages}): the cline format's
+        cline = type(sample.get("version")) is int and type(sample.get("sessionId")) is str and "updated_at" in sample
         first = sample["messages"][0] if isinstance(sample.get("messages"), list) and sample["messages"] else None
         opencode = (
             isinstance(sample.get("info"), dict) and isinstance(first, dict) and {"info", "parts"} <= first.keys()
         )
         return (
-            is_record(sample) and not isinstance(sample.get("trajectory_format"), str) and not gemini and not opencode
+            is_record(sample)
+            and not isinstance(sample.get("trajectory_format"), str)
+            and not gemini
+            and not opencode
+            and not cline
         )
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
-            return True
+            # Cline's task history stamps every message with an integer ``ts`` (ms): the cline format's
+            return not all(type(m.get("ts")) is int for m in sample)
         return is_record(sample[0])
     return False
 

@@ -1,0 +1,89 @@
+"""The Cline task history ↔ Storyline tables (docs/formats/cline.md is their prose), held once for reader and
+writer.
+
+Cline (cline/cline, the VS Code extension and its CLI) keeps each task in ``<globalStorage>/tasks/<task id>/``:
+``api_conversation_history.json`` is the conversation as the model saw it, a JSON array of Anthropic
+``MessageParam`` objects with keys of Cline's own (``ClineStorageMessage``, src/shared/messages/content.ts).
+
+>>> bool(RESULT_HEAD.match("[read_file for 'src/a.ts'] Result:\\nexport const a = 1"))
+True
+>>> bool(RESULT_HEAD.match("[ERROR] You did not use a tool in your previous response!"))
+False
+"""
+
+from __future__ import annotations
+
+import re
+
+NAME = "cline"
+HINTS = "cline"  # /meta/cline: the export hint of each message, and the counts inspect shows
+AGENT_ID = "cline"
+AGENT_NAME = "Cline"
+#: The file Cline writes the conversation to, in each task's folder: a document is named by that folder.
+HISTORY_FILE = "api_conversation_history.json"
+
+#: Files Cline writes beside the history in a task's folder that hold no conversation the model saw
+#: (src/core/storage/disk.ts ``GlobalFileNames``, ``readTaskSettingsFromStorage``): ``sidecars.pair`` leaves them
+#: out of a folder's documents and the builder says so. The names are Cline's own (``settings.json``, too common
+#: a name, only in a task's folder: ``tasks/<task id>/``).
+INDEX_FILES = {
+    "ui_messages.json": "Cline's chat panel messages (ClineMessage: say/ask, each also sent to the model or shown)",
+    "task_metadata.json": "Cline's record of the task's files in context and the models and environments used",
+    "context_history.json": "Cline's record of the context truncations and edits applied to the history",
+    "tasks/*/settings.json": "the settings Cline kept for the task",
+    "sessions/*/*.compaction.json": "Cline's compaction state of a session (its canonical history is unchanged)",
+}
+
+#: The keys ``ClineStorageMessage`` adds to an Anthropic message (content.ts). ``ts`` (ms since the epoch), the
+#: model of ``modelInfo`` and the counts of ``metrics`` give the turn's time, model and metrics (derived: the source
+#: values stay residual, where the same-source writer takes them); ``id`` (the response id) is residual.
+TS = "ts"
+MODEL_INFO = "modelInfo"
+METRICS = "metrics"
+CLINE_KEYS = ("id", TS, MODEL_INFO, METRICS)
+
+#: Cline's SDK (its CLI, and the extension since it moved onto it, 2026-05) writes a session as one object,
+#: ``~/.cline/data/sessions/<id>/<id>.messages.json`` (sdk/packages/core/docs/messages-contract-v1.md): ``version``
+#: (1), ``updated_at``, ``agent`` (``lead``/``subagent``/``teammate``), ``sessionId``, ``taskType``?, ``messages``
+#: (the same stored messages), ``system_prompt``?. Beside it, ``<id>.json`` is the session's manifest.
+SESSION_ID = "sessionId"
+SYSTEM_PROMPT = "system_prompt"
+MESSAGES = "messages"
+MANIFEST_KEYS = ("session_id", "messages_path")  # the manifest: no conversation of its own
+#: ``modelInfo``'s model key: ``modelId`` in task histories, ``id`` in the SDK's sessions
+MODEL_KEYS = ("modelId", "id")
+#: a message's ``metadata.kind`` that makes it a context turn (the SDK's compaction: the summary that replaces
+#: the messages it removed)
+COMPACTION_KINDS = ("compaction", "compaction_summary")
+#: the SDK's block of a file the user attached (``{type: "file", path, content}``): kept beside the turn as media
+FILE_BLOCK = "file"
+
+#: ``metrics.tokens`` key → Storyline metrics key (``prompt`` is the whole input, cached tokens included, as
+#: Storyline's ``prompt_tokens``: ClineTokensInfo, src/shared/messages/metrics.ts); ``metrics.cost`` is ``cost_usd``.
+TOKENS = {"prompt": "prompt_tokens", "completion": "completion_tokens", "cached": "cached_tokens"}
+COST = ("cost", "cost_usd")
+#: the SDK's ``metrics`` keys → Storyline metrics keys (as written; ``cacheWriteTokens`` in ``metrics.extra``)
+SDK_TOKENS = {"inputTokens": "prompt_tokens", "outputTokens": "completion_tokens", "cacheReadTokens": "cached_tokens"}
+SDK_TOKENS_EXTRA = {"cacheWriteTokens": "cache_write_tokens"}
+
+#: The head of a tool's result given back as text (ToolResultUtils.pushToolResult: ``${description} Result:\n…``
+#: when the call has no ``tool_use_id`` to answer; the description is the handler's ``getDescription``:
+#: ``[read_file for 'src/a.ts']``, ``[search_files for 'x' in '*.ts']``, ``[subagents]``, ``[subagent: name]``,
+#: ``[attempt_completion] Result: Done``). The argument between quotes may span lines (a question).
+RESULT_HEAD = re.compile(r"\[(?:[^\[\]\n]+|[\w:.-]+ for '.*?'(?: in '.*?')?)\] Result:", re.S)
+
+#: What Cline adds to user messages that is not the user's words, by the head of its text block (leading blank
+#: lines aside) → the kind ``extra.cline.context`` names: the environment details it adds to each one
+#: (``getEnvironmentDetails``: open files, terminals, time, mode…) and the focus chain's reminders to keep the task's
+#: todo list (src/core/task/focus-chain/prompts.ts, index.ts). A user message that holds nothing else (blank blocks
+#: aside) is a context turn.
+CONTEXT_HEADS = {
+    "<environment_details>": "environment_details",
+    "# task_progress": "task_progress",
+    "# TODO LIST UPDATE REQUIRED": "task_progress",
+}
+
+#: The head of the text Cline adds to the user message that resumes a task it stopped (``formatResponse.
+#: taskResumption``: "[TASK RESUMPTION] This task was interrupted 3 days ago. …"): each such block is counted as an
+#: interruption (``/meta/cline/interrupted``, read by ``pc.flags``).
+RESUMPTION = "[TASK RESUMPTION]"

@@ -1,0 +1,342 @@
+"""One Cline task history (``api_conversation_history.json``: a JSON array of messages) → one Storyline document
+(the table in docs/formats/cline.md).
+
+Each message is an Anthropic message read by the shared message model; Cline's own keys give the turn's time,
+model and metrics. A tool's result that Cline gave back as a text block (``[read_file for 'a.ts'] Result:\\n…``)
+in the user message right after the call is the call's result, as the model saw it.
+
+>>> history = [
+...     {"role": "user", "content": [{"type": "text", "text": "<task>\\nList.\\n</task>"}], "ts": 1777073170000},
+...     {"role": "assistant",
+...      "content": [{"type": "tool_use", "id": "t1", "name": "list_files", "input": {"path": "."}}],
+...      "modelInfo": {"modelId": "m", "providerId": "p", "mode": "act"},
+...      "metrics": {"tokens": {"prompt": 10, "completion": 2, "cached": 0}}, "ts": 1777073173494},
+...     {"role": "user", "content": [{"type": "text", "text": "[list_files for '.'] Result:\\na.ts"},
+...      {"type": "text", "text": "<environment_details>\\n…\\n</environment_details>"}], "ts": 1777073174000}]
+>>> story = read_history(history, "tasks/1777073170000/api_conversation_history.json")
+>>> story["session"], [(t["src"], t.get("kind")) for t in story["turns"]]
+('1777073170000', [('user', None), ('agent', None), ('user', 'context')])
+>>> story["turns"][1]["observation"]["results"][0]["content"], story["turns"][1]["ts"], story["turns"][1]["model"]
+("[list_files for '.'] Result:\\na.ts", '2026-04-24T23:26:13.494Z', 'm')
+"""
+
+from __future__ import annotations
+
+import posixpath
+from datetime import UTC, datetime
+from typing import Any
+
+from ...errors import FormatError, NoConversationError
+from ...jsonio import json_type
+from ...linking import SOURCE_CALL_IDS
+from ...pointer import join
+from ..base import INTERRUPTED
+from ..messages import Message, Result, TurnBuilder, read_message
+from ..messages.anthropic import read_system
+from ..residual import ENVELOPE_KEY, Residual, origin
+from .fields import (
+    AGENT_ID,
+    AGENT_NAME,
+    COMPACTION_KINDS,
+    CONTEXT_HEADS,
+    COST,
+    FILE_BLOCK,
+    HINTS,
+    HISTORY_FILE,
+    MANIFEST_KEYS,
+    MESSAGES,
+    METRICS,
+    MODEL_INFO,
+    MODEL_KEYS,
+    NAME,
+    RESULT_HEAD,
+    RESUMPTION,
+    SDK_TOKENS,
+    SDK_TOKENS_EXTRA,
+    SESSION_ID,
+    SYSTEM_PROMPT,
+    TOKENS,
+    TS,
+)
+
+__all__ = ["HINTS_VERSION", "is_manifest", "is_session", "read_history", "session_of", "stamped", "time_of"]
+
+HINTS_VERSION = 1
+ROLES = ("user", "assistant")
+
+
+def stamped(value: Any) -> bool:
+    """A message as Cline stores it: an object with a string ``role`` and the integer ``ts`` (ms since the epoch)
+    Cline stamps on each message (``ClineStorageMessage``; a bare Anthropic or OpenAI message has none).
+
+    >>> stamped({"role": "user", "content": "hi", "ts": 1}), stamped({"role": "user", "content": "hi"})
+    (True, False)
+    """
+    return isinstance(value, dict) and isinstance(value.get("role"), str) and type(value.get(TS)) is int
+
+
+def session_of(document_id: str | None) -> str:
+    """The document's session: the task's id (the folder Cline keeps the history in), else the file's name.
+
+    >>> session_of("tasks/1777073170000/api_conversation_history.json"), session_of("a/h.json"), session_of(None)
+    ('1777073170000', 'a/h.json', 'cline')
+    """
+    if not document_id:
+        return AGENT_ID
+    folder, name = posixpath.split(document_id)
+    if name == HISTORY_FILE and posixpath.basename(folder):
+        return posixpath.basename(folder)
+    return document_id
+
+
+def time_of(ts: Any) -> str | None:
+    """A turn's time from Cline's ``ts`` (integer ms since the epoch) as RFC 3339 UTC with milliseconds, which
+    gives the same integer back; None for any other value (it stays residual only).
+
+    >>> time_of(1777073173494), time_of(True), time_of(1.5)
+    ('2026-04-24T23:26:13.494Z', None, None)
+    """
+    if type(ts) is not int or not 0 <= ts < 253402300800000:  # years 1970–9999
+        return None
+    moment = datetime.fromtimestamp(ts // 1000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ts % 1000:03d}Z"
+
+
+def _metrics(value: Any) -> dict[str, Any] | None:
+    """Storyline metrics of Cline's ``metrics``: a task history's ``{tokens: {prompt, completion, cached}, cost}``, or
+    an SDK session's ``{inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost}``; None for neither."""
+    if not isinstance(value, dict):
+        return None
+    out: dict[str, Any] = {}
+    tokens = value.get("tokens")
+    for source, table in ((tokens if isinstance(tokens, dict) else {}, TOKENS), (value, SDK_TOKENS)):
+        for key, name in table.items():
+            if type(source.get(key)) is int:
+                out[name] = source[key]
+    extra = {name: value[key] for key, name in SDK_TOKENS_EXTRA.items() if type(value.get(key)) is int}
+    cost = value.get(COST[0])
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        out[COST[1]] = cost
+    if extra:
+        out["extra"] = extra
+    return out or None
+
+
+def _take_text_results(m: Message, calls: list[tuple[str | None, str]]) -> int:
+    """Make the text blocks of user message ``m`` that are results of the previous message's ``calls`` (source id,
+    name; those a ``tool_result`` block of ``m`` does not answer) its results: in order, the k-th such block the
+    k-th call's. Returns how many."""
+    answered = {r.call_id for r in m.results}
+    queue = [c for c in calls if c[0] is None or c[0] not in answered]
+    texts: list[str] = []
+    slots: list[tuple[str, tuple]] = []
+    taken = 0
+    for pointer, address in m.slots:
+        if address[0] == "texts":
+            text = m.texts[address[1]]
+            if queue and pointer.endswith("/text") and RESULT_HEAD.match(text):
+                cid, name = queue.pop(0)
+                slots.append((pointer, ("results", len(m.results), "content")))
+                m.results.append(Result(text, cid, None if cid is not None else name))
+                taken += 1
+                continue
+            slots.append((pointer, ("texts", len(texts))))
+            texts.append(text)
+        else:
+            slots.append((pointer, address))
+    m.texts, m.slots = texts, slots
+    return taken
+
+
+def _context_kinds(m: Message, message: dict[str, Any]) -> list[str] | None:
+    """The kinds of what Cline added to a user message (``CONTEXT_HEADS``), in order, when it holds nothing else
+    (blank blocks aside); a compaction's message (``metadata.kind``) whatever it holds; else None: the message is
+    the user's."""
+    meta = message.get("metadata")
+    if isinstance(meta, dict) and meta.get("kind") in COMPACTION_KINDS:
+        return [meta["kind"]]
+    kinds: list[str] = []
+    for text in m.texts:
+        head = text.lstrip()
+        if not head:
+            continue
+        kind = next((k for prefix, k in CONTEXT_HEADS.items() if head.startswith(prefix)), None)
+        if kind is None:
+            return None
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds or None
+
+
+def is_session(value: Any) -> bool:
+    """A session file of Cline's SDK (``<id>.messages.json``): ``{version, sessionId, updated_at, messages, …}``.
+
+    >>> is_session({"version": 1, "sessionId": "s", "updated_at": "t", "messages": []}), is_session({"messages": []})
+    (True, False)
+    """
+    return (
+        isinstance(value, dict)
+        and type(value.get("version")) is int
+        and isinstance(value.get(SESSION_ID), str)
+        and "updated_at" in value
+        and isinstance(value.get(MESSAGES), list)
+    )
+
+
+def is_manifest(value: Any) -> bool:
+    """The manifest the SDK writes beside a session (``<id>.json``: ``session_id``, ``messages_path``, status…)."""
+    return (
+        isinstance(value, dict)
+        and type(value.get("version")) is int
+        and all(isinstance(value.get(k), str) for k in MANIFEST_KEYS)
+    )
+
+
+def read_history(value: Any, document_id: str | None, line: int | None = None) -> dict[str, Any]:
+    """The Storyline document of one parsed Cline history (a task's message array, or an SDK session object);
+    ``FormatError`` with the pointer of what it refuses."""
+    if is_manifest(value):
+        raise NoConversationError(
+            "a Cline session's manifest holds no conversation (its messages are in <id>.messages.json)",
+            pointer="",
+            document_id=document_id,
+            line=line,
+        )
+    session = is_session(value)
+    if not (session or isinstance(value, list)):
+        raise FormatError(
+            "a Cline history is a JSON array of messages or a session object (version, sessionId, messages), "
+            f"got {json_type(value)}",
+            pointer="",
+            document_id=document_id,
+            line=line,
+        )
+    messages = value[MESSAGES] if session else value
+    if not messages:
+        raise NoConversationError("the history holds no message", pointer="", document_id=document_id, line=line)
+    reading = _Reading(document_id, line, "/" + MESSAGES if session else "")
+    if session:
+        for key, item in value.items():
+            if key == SYSTEM_PROMPT and isinstance(item, (str, list)):
+                reading.system = reading.builder.add(read_system(item), f"/{key}", reading.residual.keep)
+            elif key == ENVELOPE_KEY and reading.residual.take_envelope(item):
+                continue
+            elif key != MESSAGES:
+                reading.residual.keep(join("", key), item)  # version, updated_at, agent, sessionId (derived), …
+    for i, message in enumerate(messages):
+        reading.message(i, message)
+    return reading.story(
+        value[SESSION_ID] if session else session_of(document_id), value.get("version") if session else None
+    )
+
+
+class _Reading:
+    """The state of one history being read: its residual, turns, export hints and counts."""
+
+    def __init__(self, document_id: str | None, line: int | None, base: str) -> None:
+        self.document_id, self.line, self.base = document_id, line, base
+        self.residual = Residual(NAME, document_id)
+        self.builder = TurnBuilder()
+        self.hints: list[dict[str, Any]] = []
+        self.system: dict[str, Any] | None = None
+        self.previous_calls: list[tuple[str | None, str]] = []
+        self.text_results = self.interrupted = 0
+        self.model: str | None = None
+
+    def refuse(self, reason: str, pointer: str) -> FormatError:
+        return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
+
+    def message(self, i: int, message: Any) -> None:
+        pointer = join(self.base, i) if self.base else f"/{i}"
+        if not (isinstance(message, dict) and message.get("role") in ROLES):
+            role = f" with role {message.get('role')!r}" if isinstance(message, dict) else ""
+            raise self.refuse(
+                f"a Cline message is an object with role 'user' or 'assistant', got {json_type(message)}{role}", pointer
+            )
+        if i == 0 and not self.base and ENVELOPE_KEY in message and self.residual.take_envelope(message[ENVELOPE_KEY]):
+            message = {k: v for k, v in message.items() if k != ENVELOPE_KEY}  # other formats' residual, carried
+        m = read_message(message, "anthropic")
+        _take_files(m)
+        if m.role == "user" and self.previous_calls:
+            self.text_results += _take_text_results(m, self.previous_calls)
+        self.previous_calls = [(c.id, c.name) for c in m.calls] if m.role == "assistant" else []
+        if m.role == "user":
+            self.interrupted += sum(t.startswith(RESUMPTION) for t in m.texts)
+        if not m.mapped and m.first_unread() is not None:
+            raise self.refuse(
+                "all of this message's content is of a kind no reader maps (it would be residual only)",
+                pointer + m.first_unread(),
+            )
+        before = len(self.builder.turns)
+        self.hints.append(self.builder.add(m, pointer, self.residual.keep))
+        if len(self.builder.turns) > before:
+            turn = self.builder.turns[-1]
+            _stamp(turn, message)
+            if turn["src"] == "agent" and self.model is None and "model" in turn:
+                self.model = turn["model"]
+            kinds = _context_kinds(m, message) if turn["src"] == "user" else None
+            if kinds is not None:
+                turn["copied"] = True
+                turn["kind"] = "context"
+                turn.setdefault("extra", {})[NAME] = {"context": kinds}
+
+    def story(self, session: str, version: Any) -> dict[str, Any]:
+        calls = [call["tcid"] for turn in self.builder.turns for call in turn.get("tool_calls") or ()]
+        unanswered = [tcid for tcid in calls if tcid not in self.builder.answered]
+        hints: dict[str, Any] = {"version": HINTS_VERSION, "messages": self.hints}
+        if self.base:
+            hints["layout"] = "session"
+        if self.system is not None:
+            hints["system"] = self.system
+        hints.update(
+            {
+                "text_results": self.text_results,
+                INTERRUPTED: self.interrupted,
+                "unanswered_calls": len(unanswered),
+                "unanswered": unanswered,
+            }
+        )
+        meta: dict[str, Any] = {HINTS: hints}
+        if self.builder.source_ids:
+            meta[SOURCE_CALL_IDS] = self.builder.source_ids
+        agent: dict[str, Any] = {"id": AGENT_ID, "name": AGENT_NAME}
+        if self.model is not None:
+            agent["model"] = self.model
+        story: dict[str, Any] = {
+            "schema_version": "storyline/v1",
+            "origin": origin(NAME, self.document_id),
+            "session": session or AGENT_ID,
+            "agent": agent,
+            "turns": self.builder.turns,
+            "meta": meta,
+        }
+        if type(version) is int:
+            story["origin"]["schema_version"] = f"cline-messages/v{version}"
+        return self.residual.finish(story)
+
+
+def _take_files(m: Message) -> None:
+    """The SDK's ``file`` blocks (a file the user attached: path and content), left over by the Anthropic reader,
+    are the turn's media: kept beside the turn as written, as images are."""
+    for pointer, value in list(m.leftovers.items()):
+        if isinstance(value, dict) and value.get("type") == FILE_BLOCK and pointer.count("/") == 2:
+            del m.leftovers[pointer]
+            m.add_media(pointer, value)
+
+
+def _stamp(turn: dict[str, Any], message: dict[str, Any]) -> None:
+    """The turn's time, model and metrics from Cline's keys of its message (derived: the keys stay residual)."""
+    ts = time_of(message.get(TS))
+    if ts is not None:
+        turn["ts"] = ts
+    info = message.get(MODEL_INFO)
+    model = (
+        next((info[k] for k in MODEL_KEYS if isinstance(info.get(k), str) and info[k]), None)
+        if isinstance(info, dict)
+        else None
+    )
+    if model is not None:
+        turn["model"] = model
+    metrics = _metrics(message.get(METRICS))
+    if metrics is not None and "metrics" not in turn:
+        turn["metrics"] = metrics
