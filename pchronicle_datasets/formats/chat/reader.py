@@ -134,8 +134,9 @@ def sniff(sample: Any) -> bool:
         )
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
-            # Cline's task history stamps every message with an integer ``ts`` (ms): the cline format's
-            return not all(type(m.get("ts")) is int for m in sample)
+            # Cline's task history stamps every message with an integer ``ts`` (ms), and holds only user and
+            # assistant messages: the cline format's (its ``stamped``)
+            return not all(type(m.get("ts")) is int and m.get("role") in ("user", "assistant") for m in sample)
         return is_record(sample[0])
     return False
 

@@ -66,13 +66,17 @@ ROLES = ("user", "assistant")
 
 
 def stamped(value: Any) -> bool:
-    """A message as Cline stores it: an object with a string ``role`` and the integer ``ts`` (ms since the epoch)
-    Cline stamps on each message (``ClineStorageMessage``; a bare Anthropic or OpenAI message has none).
+    """A message as Cline stores it: an object whose ``role`` is ``user`` or ``assistant`` (the only roles of an
+    Anthropic history) with the integer ``ts`` (ms since the epoch) Cline stamps on each message
+    (``ClineStorageMessage``; a bare Anthropic or OpenAI message has none). A chat log that stamps its messages
+    too but holds a ``system`` or ``tool`` message is no Cline history: it stays the ``chat`` format's.
 
     >>> stamped({"role": "user", "content": "hi", "ts": 1}), stamped({"role": "user", "content": "hi"})
     (True, False)
+    >>> stamped({"role": "tool", "content": "ok", "ts": 1})
+    False
     """
-    return isinstance(value, dict) and isinstance(value.get("role"), str) and type(value.get(TS)) is int
+    return isinstance(value, dict) and value.get("role") in ("user", "assistant") and type(value.get(TS)) is int
 
 
 def session_of(document_id: str | None) -> str:

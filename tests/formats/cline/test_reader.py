@@ -145,5 +145,9 @@ def test_detection_takes_cline_histories_and_leaves_bare_message_arrays_to_chat(
     assert detect(orjson.dumps(bare)).NAME == "chat"
     half = [{"role": "user", "content": "hi", "ts": 1}, {"role": "assistant", "content": "yo"}]
     assert detect(orjson.dumps(half)).NAME == "chat"  # not every message stamped: not Cline's
-    system = [{"role": "system", "content": "x", "ts": 1}]
-    assert detect(orjson.dumps(system)).NAME == "cline"  # claimed, and its reader says why it refuses it
+    # A chat log that stamps its messages but holds a role no Anthropic history has (system, tool) stays chat's,
+    # which reads it as it did before the cline format existed; read as cline (--from cline), it is refused.
+    system = [{"role": "system", "content": "x", "ts": 1}, {"role": "user", "content": "hi", "ts": 2}]
+    assert detect(orjson.dumps(system)).NAME == "chat"
+    tool = [{"role": "assistant", "content": "", "ts": 1}, {"role": "tool", "content": "ok", "ts": 2}]
+    assert detect(orjson.dumps(tool)).NAME == "chat"
