@@ -37,6 +37,23 @@ HOSTED_ARGS = ("arguments", "action")
 #: {call_id, status, execution, tools}``: the tools the search loaded are what the model sees next).
 HOSTED_OUTPUTS = {"tool_search_output": ("tools", "tool_search_call")}
 
+#: Compaction items (a context turn ``{src: "system", kind: "context", msg: ""}``, their ``encrypted_content``
+#: residual): item type → the turn's ``extra.compaction``. ``compaction`` is the remote compaction's item
+#: (``compaction_summary`` its older name, a serde alias codex-rs still reads); ``context_compaction``
+#: (codex-rs ``ResponseItem::ContextCompaction {id?, encrypted_content?}``, persisted by ``policy.rs`` since
+#: 2026-09) is the server-side context compaction of newer builds.
+COMPACTION_ITEMS = {"compaction": "item", "compaction_summary": "item", "context_compaction": "context_compaction"}
+
+#: A message between agents of one multi-agent tree (codex-rs ``ResponseItem::AgentMessage {id?, author,
+#: recipient, content: [input_text | encrypted_content], internal_chat_message_metadata_passthrough?}``, real
+#: in 0.156.1 rollouts): the task a parent gives a subagent (``Message Type: NEW_TASK``) or a subagent's report
+#: (``FINAL_ANSWER``). The model reads it, and it is no user's words: a user turn marked as context
+#: (``copied: true``, ``kind: "context"``, ``extra.codex.context`` this name), its ``input_text`` parts the text;
+#: ``author``, ``recipient`` (copied into ``extra.codex``) and the opaque ``encrypted_content`` parts stay residual.
+AGENT_MESSAGE = "agent_message"
+AGENT_MESSAGE_TEXT = "input_text"
+AGENT_MESSAGE_ROUTE = ("author", "recipient")
+
 #: A user-role message Codex writes itself, not the user's words: its ``CONTEXTUAL_USER_MARKERS`` (codex-rs: a
 #: text part that starts and ends with the pair, ASCII case ignored; "not user intent and must not create
 #: user-turn boundaries"), with the older ``<user_instructions>`` and ``<context_update>``. Start marker → the

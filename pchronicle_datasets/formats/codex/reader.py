@@ -36,6 +36,10 @@ from ..messages.model import Result, strip
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
+    AGENT_MESSAGE,
+    AGENT_MESSAGE_ROUTE,
+    AGENT_MESSAGE_TEXT,
+    COMPACTION_ITEMS,
     FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
@@ -196,6 +200,28 @@ def _hosted_output(item: dict, kind: str) -> Message:
     return m
 
 
+def _agent_message(item: dict) -> Message:
+    """A message between agents (``fields.AGENT_MESSAGE``): a user-role message whose text is its ``input_text``
+    parts; every other part (the opaque ``encrypted_content``) and key (``author``, ``recipient``, ``id``…) is a
+    leftover."""
+    m = Message(responses.SHAPE, "user")
+    content = item.get("content")
+    for p, part in enumerate(content if isinstance(content, list) else ()):
+        ptr = f"/content/{p}"
+        if isinstance(part, dict) and part.get("type") == AGENT_MESSAGE_TEXT and isinstance(part.get("text"), str):
+            m.add_text(f"{ptr}/text", part["text"])
+            for key, value in part.items():
+                if key not in ("type", "text"):
+                    m.leave(join(ptr, key), value)
+        else:
+            m.leave(ptr, part)
+    for key, value in item.items():
+        if key != "type" and (key != "content" or not isinstance(content, list)):
+            m.leave(f"/{key}", value)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
 def _usage_metrics(usage: dict) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -341,13 +367,16 @@ class _Reader:
     def item(self, i: int, item: dict, base: str, ts: tuple[str, Any] | None, bare: bool = False) -> None:
         """A Responses item, read by the shared message model (``formats/messages``) and placed in turns."""
         kind = item.get("type")
-        if kind == "compaction":
+        if isinstance(kind, str) and kind in COMPACTION_ITEMS:  # a list or object type is unhashable: not looked up
             t = self.new_turn("system", "", ts)
-            self.turns[t].update(kind="context", extra={"compaction": "item"})
-            self.keep_rest(base, item, ("type",))
+            self.turns[t].update(kind="context", extra={"compaction": COMPACTION_ITEMS[kind]})
+            # the writer gives the item back as ``compaction``; another type's name stays residual
+            self.keep_rest(base, item, ("type",) if kind == "compaction" else ())
             self.plan.append(["y", t])
             return
-        if isinstance(kind, str) and kind in HOSTED_FN:  # a list or object type is unhashable: not looked up
+        if kind == AGENT_MESSAGE:
+            m = _agent_message(item)
+        elif isinstance(kind, str) and kind in HOSTED_FN:
             m = _hosted(item, kind)
         elif isinstance(kind, str) and kind in HOSTED_OUTPUTS:
             m = _hosted_output(item, kind)
@@ -377,6 +406,9 @@ class _Reader:
                     turn["model"] = self.model
                 if self.effort is not None:
                     turn["effort"] = self.effort
+            elif turn["src"] == "user" and kind == AGENT_MESSAGE:
+                route = {k: item[k] for k in AGENT_MESSAGE_ROUTE if isinstance(item.get(k), str)}
+                turn.update(copied=True, kind="context", extra={NAME: {"context": AGENT_MESSAGE, **route}})
             elif turn["src"] == "user" and (context := _contextual(turn.get("msg"))) is not None:
                 turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):

@@ -65,7 +65,10 @@ def _put(line: Any, tokens: list[str], value: Any) -> None:
     node = line
     for token in tokens[:-1]:
         node = node[token] if isinstance(node, dict) else node[int(token)]
-    node[tokens[-1]] = value
+    if isinstance(node, list):  # a part kept whole in its place (the message model leaves None there)
+        node[int(tokens[-1])] = value
+    else:
+        node[tokens[-1]] = value
 
 
 def _args_text(args: Any) -> Any:

@@ -250,3 +250,84 @@ def test_a_message_codex_writes_itself_is_a_context_turn(text, context):
     kept = [m["content"] for m in pc.to_messages(row, drop_copied=True)["messages"] if m["role"] == "user"]
     assert kept == (["fix it"] if context else [text, "fix it"])
     assert pc.flags(story) == []  # a session prefix is not a reason to leave the conversation out
+
+
+SEAT = DATA / "rollout-2026-09-28T13-01-37-01a0e81b-4af7-7330-a113-bad47ba77c3e.excerpt.jsonl"
+ROOT = DATA / "rollout-2026-09-28T13-01-29-01a0e81b-2a8b-7240-b94c-ad2ada7813da.excerpt.jsonl"
+
+
+def test_a_message_between_agents_is_a_context_turn_of_its_text():
+    # codex-cli 0.156.1 (real lines): the task the parent gave the subagent is an ``agent_message`` item, the only
+    # thing of the subagent's conversation before its call; it was an unknown item, kept whole as residual.
+    story, lines = _one(SEAT), _lines(SEAT)
+    task = story["turns"][1]
+    assert task["src"] == "user" and task["kind"] == "context" and task["copied"] is True
+    assert task["msg"] == "Message Type: NEW_TASK\nTask name: /root/echo_task\nSender: /root\nPayload:\n"
+    assert task["extra"] == {"codex": {"context": "agent_message", "author": "/root", "recipient": "/root/echo_task"}}
+    assert task["ts"] == "2026-09-28T13:01:39.543Z"
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/3/payload/content/1"]["type"] == "encrypted_content"  # the opaque payload, residual in place
+    assert fields["/3/payload/author"] == "/root" and fields["/3/payload/recipient"] == "/root/echo_task"
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert [m["role"] for m in messages] == ["developer", "user", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in pc.to_messages(pc.story_to_row(story), drop_copied=True)["messages"]] == [
+        "developer", "assistant", "tool", "assistant"]  # fmt: skip
+
+
+def test_the_newest_subagent_and_its_parent_link_when_loaded_together(tmp_path):
+    for path in (SEAT, ROOT):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    ds = datasets.load_dataset("pchronicle", "auto", data_dir=str(tmp_path), split="train")
+    stories = {s["session"]: s for s in map(pc.row_to_story, ds)}
+    root, seat = stories["01a0e81b-2a8b-7240-b94c-ad2ada7813da"], stories["01a0e81b-4af7-7330-a113-bad47ba77c3e"]
+    assert root["children"] == [seat["session"]] and seat["parent"] == {"psid": root["session"], "rel": "spawn"}
+    (spawn,) = root["turns"][0]["tool_calls"]
+    assert spawn["fn"] == "spawn_agent"  # its ``namespace`` ("collaboration") stays residual
+    assert source_fields(root, "codex")["fields"]["/1/payload/namespace"] == "collaboration"
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra"), [("context_compaction", "context_compaction"), ("compaction_summary", "item")]
+)
+def test_every_compaction_item_is_a_compaction_turn(kind, extra):
+    # codex-rs ResponseItem::ContextCompaction (persisted by policy.rs in late 2026) and Compaction's older name
+    # ``compaction_summary`` (a serde alias): unknown items before, so the compaction was no turn at all.
+    lines = [
+        {"timestamp": "2026-10-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cli_version": "0.156.1"}},
+        {"timestamp": "2026-10-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go on"}]}},
+        {"timestamp": "2026-10-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": kind, "id": "cmp_1", "encrypted_content": "gAAAA-opaque"}},
+        {"timestamp": "2026-10-01T00:00:03Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    turn = story["turns"][1]
+    assert (turn["src"], turn["kind"], turn["msg"], turn["extra"]) == ("system", "context", "", {"compaction": extra})
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+    same = [{**x, "payload": {**x["payload"], "type": "compaction"}} if i == 2 else x for i, x in enumerate(lines)]
+    (plain,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in same), "f.jsonl")
+    messages = pc.to_messages(pc.story_to_row(story))["messages"]
+    assert messages == pc.to_messages(pc.story_to_row(plain))["messages"]  # the training text of a compaction
+    assert [m["role"] for m in messages].count("user") == 1  # never a user turn
+
+
+def test_an_inter_agent_communication_line_stays_residual_whole():
+    # codex-rs history ``RolloutItemWire::InterAgentCommunication {payload: {author, recipient, other_recipients,
+    # content, trigger_turn}}``: the mailbox's delivery record. What the model reads of it is the ``agent_message``
+    # item (mapped above); mapping both would give the message twice, so this line is kept whole (a decision:
+    # docs/formats/codex.md, "Events and context lines").
+    lines = [
+        {"timestamp": "2026-10-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-10-01T00:00:01Z", "type": "inter_agent_communication",
+         "payload": {"author": "/root", "recipient": "/root/w", "other_recipients": [], "content": "do x",
+                     "trigger_turn": True}},
+        {"timestamp": "2026-10-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "agent_message", "author": "/root", "recipient": "/root/w",
+                     "content": [{"type": "input_text", "text": "do x"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    assert [(t["src"], t["msg"]) for t in story["turns"]] == [("user", "do x")]
+    assert source_fields(story, "codex")["fields"]["/1"] == lines[1]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
