@@ -75,6 +75,20 @@ def _starts_session(value: Any, current: Any) -> Any:
     return None
 
 
+def _ancestors(value: Any) -> set[Any]:
+    """The sessions a ``session_meta`` line says its history comes from: ``forked_from_id`` and the parent
+    thread (a subagent forked with its parent's context)."""
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if not isinstance(payload, dict):
+        return set()
+    return {x for x in (payload.get("forked_from_id"), parent_thread(payload)) if isinstance(x, str) and x}
+
+
+def _opens_item(value: Any) -> bool:
+    """A line that is part of a conversation (an item or a compaction), not the session's header or events."""
+    return isinstance(value, dict) and value.get("type") in ("response_item", "compacted")
+
+
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     """The documents of a rollout file, one per session it holds, each as soon as its lines are read (a line
     that is not JSON is an error record of its own, and the rest is still read); a session that gives no
@@ -89,16 +103,28 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     numbers: list[int] = []
     raws: list[bytes] = []
     current: Any = None
+    # A forked rollout (a fork, or a subagent given its parent's context) replays the history it came from right
+    # after its own session_meta, that history's session_meta first (codex-rs: "Use the FIRST SessionMeta
+    # encountered in the file as the canonical thread id … Keep all items intact"): such a meta, of a session the
+    # first one names, before any item, is part of the same session, not the start of another rollout.
+    ancestors: set[Any] = set()
+    replaying = False
     for line, raw, value in items:
         if isinstance(value, FormatError):
             yield Record(line, raw, error=value)
             continue
         start = _starts_session(value, current)
+        if start is not None and replaying and start in ancestors:
+            ancestors |= _ancestors(value)
+            start = None
         if start is not None:
             if values:
                 yield _record(values, numbers, raws, document_id)
                 values, numbers, raws = [], [], []
             current = start
+            ancestors, replaying = _ancestors(value), True
+        elif _opens_item(value):
+            replaying = False
         values.append(value)
         numbers.append(line)
         raws.append(raw)

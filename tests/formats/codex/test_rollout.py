@@ -331,3 +331,38 @@ def test_an_inter_agent_communication_line_stays_residual_whole():
     assert [(t["src"], t["msg"]) for t in story["turns"]] == [("user", "do x")]
     assert source_fields(story, "codex")["fields"]["/1"] == lines[1]
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"id": "child", "forked_from_id": "parent", "cwd": "/tmp/new"},  # a fork (``codex fork``, /fork)
+        {"id": "child", "session_id": "parent", "parent_thread_id": "parent",  # a subagent given the parent's context
+         "source": {"subagent": {"thread_spawn": {"parent_thread_id": "parent", "depth": 1}}}},
+    ],
+)  # fmt: skip
+def test_a_forked_rollout_that_replays_its_parents_history_is_one_session(meta):
+    # A forked rollout replays the history it came from after its own session_meta, starting with that history's
+    # session_meta (codex-rs reads the FIRST session_meta as the thread and keeps every item; the shape of the
+    # tests of four session readers, e.g. "first_session_meta_id_wins_over_replayed_session_meta"). It was split
+    # at the second meta: a first document with no turn (refused) and a second one under the parent's session.
+    lines = [
+        {"timestamp": "2026-05-18T05:09:14.748Z", "type": "session_meta", "payload": meta},
+        {"timestamp": "2026-05-17T14:16:11.000Z", "type": "session_meta",
+         "payload": {"id": "parent", "forked_from_id": "grandparent", "cwd": "/tmp/old"}},
+        {"timestamp": "2026-05-17T14:16:11.000Z", "type": "session_meta", "payload": {"id": "grandparent"}},
+        {"timestamp": "2026-05-17T14:16:11.500Z", "type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {"timestamp": "2026-05-17T14:16:12.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "old"}]}},
+        {"timestamp": "2026-05-18T05:09:15.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    assert story["session"] == "child" and [t["msg"] for t in story["turns"]] == ["old", "hello"]
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/1"] == lines[1] and fields["/2"] == lines[2]  # the replayed metas, residual whole
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+    # what the writer gives for several documents still reads back as as many: the child's turns come first
+    other = {**story, "session": "parent", "meta": {}, "unknown_fields": {}, "origin": {"format": "chat"}}
+    other.pop("parent", None)
+    assert [d["session"] for d in codex.decode(codex.encode([story, other]), "two.jsonl")] == ["child", "parent"]
