@@ -60,7 +60,7 @@ def sniff(sample: Any) -> bool:
     layout = layout_of(sample)
     if layout == "wrapper":
         return sample["type"] == "session_meta" or "timestamp" in sample
-    return layout == "bare"
+    return layout in ("bare", "exec")  # exec: recognised, to be refused with its reason
 
 
 def _starts_session(value: Any, current: Any) -> Any:

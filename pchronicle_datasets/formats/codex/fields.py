@@ -16,6 +16,18 @@ WRAPPER_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "
 #: The keys of the first line of a pre-wrapper rollout (``id``, ``timestamp`` and ``instructions`` required).
 PRE_WRAPPER_HEADER = frozenset({"id", "timestamp", "instructions", "git"})
 
+#: The first line of ``codex exec --json`` output (``{"type": "thread.started", "thread_id"}``, then ``turn.started``,
+#: ``item.started`` / ``item.completed`` of ``agent_message``, ``reasoning``, ``command_execution``, ``file_change``…,
+#: ``turn.completed {usage}``; real 0.146.1 lines in tests/formats/codex/test_rollout.py). Recognised to be refused
+#: with its reason: the stream holds no prompt and no tool output but a command's aggregated output, and the same run
+#: writes its whole rollout to ~/.codex/sessions (``session_meta.source`` ``exec``), which is the file to load.
+EXEC_FIRST = ("thread.started", "thread_id")
+EXEC_REFUSAL = (
+    "codex exec --json output (thread.started, item.completed… events) is not a rollout: it holds no prompt and no "
+    "tool output but a command's aggregated output; load the rollout the same run wrote to ~/.codex/sessions "
+    '(its session_meta says source "exec")'
+)
+
 #: session_meta payload (or pre-wrapper header) key → (Storyline object, key, kind the value must have to be
 #: mapped: ``nestr`` a non-empty string, ``time`` a Storyline time, ``str`` a string); else it stays residual.
 SESSION = {

@@ -40,6 +40,8 @@ from .fields import (
     AGENT_MESSAGE_ROUTE,
     AGENT_MESSAGE_TEXT,
     COMPACTION_ITEMS,
+    EXEC_FIRST,
+    EXEC_REFUSAL,
     FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
@@ -62,14 +64,19 @@ _EXIT = re.compile(r"(?:Process exited with code|Exit code:|sandbox denied exec 
 
 
 def layout_of(first: Any) -> str | None:
-    """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, None when it is neither.
+    """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, ``"exec"`` for the first line of
+    ``codex exec --json`` output (refused: ``fields.EXEC_REFUSAL``), None when it is none of them.
 
     >>> layout_of({"timestamp": "t", "type": "session_meta", "payload": {}}), layout_of({"id": "x", "timestamp": "t",
     ...     "instructions": None}), layout_of({"type": "message"})
     ('wrapper', 'bare', None)
+    >>> layout_of({"type": "thread.started", "thread_id": "019f"})
+    'exec'
     """
     if not isinstance(first, dict):
         return None
+    if first.get("type") == EXEC_FIRST[0] and set(first) == {"type", EXEC_FIRST[1]}:
+        return "exec"
     if first.get("type") in WRAPPER_TYPES and isinstance(first.get("payload"), dict):
         return "wrapper"
     if "type" not in first and {"id", "timestamp", "instructions"} <= set(first) <= PRE_WRAPPER_HEADER:
@@ -526,5 +533,7 @@ def read_rollout(lines: list[Any], document_id: str | None = None, numbers: list
             document_id=document_id,
             line=numbers[0] if numbers else None,
         )
+    if layout == "exec":
+        raise FormatError(EXEC_REFUSAL, pointer="/0", document_id=document_id, line=numbers[0] if numbers else None)
     numbers = numbers or list(range(1, len(lines) + 1))
     return _Reader(document_id, layout).read(list(zip(numbers, lines, strict=True)))

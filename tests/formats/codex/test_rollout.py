@@ -366,3 +366,20 @@ def test_a_forked_rollout_that_replays_its_parents_history_is_one_session(meta):
     other = {**story, "session": "parent", "meta": {}, "unknown_fields": {}, "origin": {"format": "chat"}}
     other.pop("parent", None)
     assert [d["session"] for d in codex.decode(codex.encode([story, other]), "two.jsonl")] == ["child", "parent"]
+
+
+def test_codex_exec_json_output_is_recognised_and_refused_with_its_reason():
+    # ``codex exec --json`` prints an event stream, not a rollout (modelled on real 0.144-0.146 captures quoted in
+    # public tests): no prompt, no tool output but a command's aggregated_output. It was "not recognised"; now the
+    # refusal says what it is and which file to load instead.
+    lines = [
+        {"type": "thread.started", "thread_id": "019fed6b-1b81-7500-a93d-bd1f2143f03e"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "pong"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 15276, "cached_input_tokens": 9984, "output_tokens": 5}},
+    ]
+    data = "".join(orjson.dumps(x).decode() + "\n" for x in lines)
+    assert detect(data) is codex
+    with pytest.raises(pc.FormatError, match=r"codex exec --json output .* load the rollout") as err:
+        codex.decode(data, "run.jsonl")
+    assert err.value.line == 1 and err.value.pointer == "/0"
