@@ -105,5 +105,10 @@ def contextual(text: str) -> str | None:
 #: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.
 FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
 
+#: The event that reports a command's end (codex-rs ``ExecCommandEndEvent {call_id, exit_code, …}``; persisted in
+#: the "extended" event mode, seen with 0.146-0.149 rollouts): its ``exit_code`` is the exit code of the call whose
+#: ``call_id`` it names, before what the output's text says (a code-mode ``exec`` output is a list of parts).
+EXEC_END = "exec_command_end"
+
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

@@ -40,6 +40,7 @@ from .fields import (
     AGENT_MESSAGE_ROUTE,
     AGENT_MESSAGE_TEXT,
     COMPACTION_ITEMS,
+    EXEC_END,
     EXEC_FIRST,
     EXEC_REFUSAL,
     FAILED_OUTPUT_PREFIXES,
@@ -263,6 +264,7 @@ class _Reader:
         self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
+        self.exec_ends: dict[str, int] = {}  # exec_command_end: call_id → exit code
         self.line: int | None = None
 
     def error(self, pointer: str, reason: str) -> FormatError:
@@ -317,6 +319,10 @@ class _Reader:
                 self.agent_model = self.model
         elif kind == "event_msg" and payload.get("type") == "token_count":
             self.token_count(payload.get("info"))
+        elif kind == "event_msg" and payload.get("type") == EXEC_END:
+            cid, code = payload.get("call_id"), payload.get("exit_code")
+            if isinstance(cid, str) and type(code) is int and -(2**63) <= code < 2**63:
+                self.exec_ends[cid] = code
         elif kind == "event_msg" and payload.get("type") == "turn_aborted" and payload.get("reason") == "interrupted":
             # Codex's TurnAbortReason is interrupted, replaced or review_ended: only the first is the user's.
             self.interrupted += 1
@@ -471,15 +477,19 @@ class _Reader:
         return -1
 
     def exit_codes(self) -> None:
-        """Each call's ``response`` derived from its output: the exit code an exec output reports (status
-        ``error`` when it is not 0: a failure in ``tool_stats``), else status ``error`` for an output Codex
-        writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
+        """Each call's ``response`` derived from its output: the exit code its ``exec_command_end`` event reports,
+        else the one its exec output reports (status ``error`` when it is not 0: a failure in ``tool_stats``), else
+        status ``error`` for an output Codex writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
         calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
+        source = self.builder.source_ids
         for turn in self.turns:
             for res in (turn.get("observation") or {}).get("results") or ():
-                call = calls.get(res.get("source_call_id"))
+                tcid = res.get("source_call_id")
+                call = calls.get(tcid)
                 content = res.get("content")
-                code = exit_code(content) if call is not None else None
+                code = self.exec_ends.get(source.get(tcid, tcid)) if call is not None else None
+                if code is None and call is not None:
+                    code = exit_code(content)
                 if code is not None:
                     call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
                 elif call is not None and isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES):

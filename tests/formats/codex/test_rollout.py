@@ -383,3 +383,28 @@ def test_codex_exec_json_output_is_recognised_and_refused_with_its_reason():
     with pytest.raises(pc.FormatError, match=r"codex exec --json output .* load the rollout") as err:
         codex.decode(data, "run.jsonl")
     assert err.value.line == 1 and err.value.pointer == "/0"
+
+
+def test_an_exec_command_end_event_gives_its_call_the_exit_code():
+    # codex-rs ExecCommandEndEvent {call_id, exit_code, aggregated_output, …}, persisted in the extended event mode
+    # (0.146-0.149 rollouts carry it): the exit code of the call it names, also where the output's text says none.
+    lines = [
+        {"timestamp": "2026-08-03T10:48:56.000Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-08-03T10:48:57.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "build it"}]}},
+        {"timestamp": "2026-08-03T10:48:58.000Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"make"}', "call_id": "c1"}},
+        {"timestamp": "2026-08-03T10:48:59.000Z", "type": "event_msg",
+         "payload": {"type": "exec_command_end", "call_id": "c1", "command": ["make"], "aggregated_output": "error",
+                     "exit_code": 2, "duration": {"secs": 1, "nanos": 0}, "status": "failed"}},
+        {"timestamp": "2026-08-03T10:48:59.100Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1", "output": "make: *** [all] Error 2"}},
+        {"timestamp": "2026-08-03T10:49:00.000Z", "type": "event_msg",
+         "payload": {"type": "exec_command_end", "call_id": "elsewhere", "exit_code": 0}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    (call,) = story["turns"][1]["tool_calls"]
+    assert call["response"] == {"exit_code": 2, "status": "error"}
+    assert pc.story_to_row(story)["tool_stats"][0]["failure"] == 1
+    assert source_fields(story, "codex")["fields"]["/3"] == lines[3]  # the event stays residual whole
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
