@@ -18,15 +18,25 @@ PRE_WRAPPER_HEADER = frozenset({"id", "timestamp", "instructions", "git"})
 
 #: The first line of ``codex exec --json`` output (``{"type": "thread.started", "thread_id"}``, then ``turn.started``,
 #: ``item.started`` / ``item.completed`` of ``agent_message``, ``reasoning``, ``command_execution``, ``file_change``…,
-#: ``turn.completed {usage}``; real 0.146.1 lines in tests/formats/codex/test_rollout.py). Recognised to be refused
-#: with its reason: the stream holds no prompt and no tool output but a command's aggregated output, and the same run
-#: writes its whole rollout to ~/.codex/sessions (``session_meta.source`` ``exec``), which is the file to load.
+#: ``turn.completed {usage}``): the ``exec`` layout, read by ``exec_stream.py``.
 EXEC_FIRST = ("thread.started", "thread_id")
-EXEC_REFUSAL = (
-    "codex exec --json output (thread.started, item.completed… events) is not a rollout: it holds no prompt and no "
-    "tool output but a command's aggregated output; load the rollout the same run wrote to ~/.codex/sessions "
-    '(its session_meta says source "exec")'
-)
+
+#: ``codex exec --json`` items read as calls (docs/formats/codex.md, "codex exec --json output"): item type → (the
+#: key of the call's name, None for the type itself; the keys whose values make the arguments, or ``("arguments",)``
+#: for an item whose ``arguments`` are the arguments as they are; the key of the call's result, if any). codex-rs
+#: ``exec/src/exec_events.rs`` ``ThreadItemDetails``. A file change's result is its ``status`` (``completed`` or
+#: ``failed``: whether the patch applied, all the stream says of it); a search and a to-do list have none.
+EXEC_CALLS: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
+    "command_execution": (None, ("command",), "aggregated_output"),
+    "file_change": (None, ("changes",), "status"),
+    "mcp_tool_call": ("tool", ("arguments",), "result"),
+    "web_search": (None, ("query",), None),
+    "todo_list": (None, ("items",), None),
+}
+#: The line type of a finished item, and the item type of a notice the CLI prints (a system turn of kind ``error``:
+#: e.g. "Skill descriptions were shortened…" at the start of every turn of a stock install, never sent to the model).
+EXEC_COMPLETED = "item.completed"
+EXEC_NOTICE = "error"
 
 #: session_meta payload (or pre-wrapper header) key → (Storyline object, key, kind the value must have to be
 #: mapped: ``nestr`` a non-empty string, ``time`` a Storyline time, ``str`` a string); else it stays residual.
@@ -112,3 +122,21 @@ EXEC_END = "exec_command_end"
 
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}
+
+
+def usage_metrics(usage: dict) -> dict:
+    """A Codex usage object as Storyline ``metrics`` (``USAGE``; every other count under ``extra``).
+
+    >>> usage_metrics({"input_tokens": 9, "output_tokens": 1, "reasoning_output_tokens": 0})
+    {'prompt_tokens': 9, 'completion_tokens': 1, 'extra': {'reasoning_output_tokens': 0}}
+    """
+    metrics: dict = {}
+    extra: dict = {}
+    for key, value in usage.items():
+        if key in USAGE:
+            metrics[USAGE[key]] = value
+        else:
+            extra[key] = value
+    if extra:
+        metrics["extra"] = extra
+    return metrics

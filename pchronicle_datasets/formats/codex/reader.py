@@ -34,6 +34,7 @@ from ..base import INTERRUPTED
 from ..messages import Call, Message, TurnBuilder, responses
 from ..messages.model import Result, strip
 from ..residual import Residual, origin
+from .exec_stream import read_exec
 from .fields import (
     AGENT_ID,
     AGENT_MESSAGE,
@@ -42,7 +43,6 @@ from .fields import (
     COMPACTION_ITEMS,
     EXEC_END,
     EXEC_FIRST,
-    EXEC_REFUSAL,
     FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
@@ -51,9 +51,9 @@ from .fields import (
     NAME,
     PRE_WRAPPER_HEADER,
     SESSION,
-    USAGE,
     WRAPPER_TYPES,
     contextual,
+    usage_metrics,
 )
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
@@ -66,7 +66,7 @@ _EXIT = re.compile(r"(?:Process exited with code|Exit code:|sandbox denied exec 
 
 def layout_of(first: Any) -> str | None:
     """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, ``"exec"`` for the first line of
-    ``codex exec --json`` output (refused: ``fields.EXEC_REFUSAL``), None when it is none of them.
+    ``codex exec --json`` output (``exec_stream.py``), None when it is none of them.
 
     >>> layout_of({"timestamp": "t", "type": "session_meta", "payload": {}}), layout_of({"id": "x", "timestamp": "t",
     ...     "instructions": None}), layout_of({"type": "message"})
@@ -228,19 +228,6 @@ def _agent_message(item: dict) -> Message:
             m.leave(f"/{key}", value)
     m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
     return m
-
-
-def _usage_metrics(usage: dict) -> dict[str, Any]:
-    metrics: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for key, value in usage.items():
-        if key in USAGE:
-            metrics[USAGE[key]] = value
-        else:
-            extra[key] = value
-    if extra:
-        metrics["extra"] = extra
-    return metrics
 
 
 class _Reader:
@@ -410,7 +397,7 @@ class _Reader:
             turn = turns[t]
             if self.pending is not None:  # usage-first order: the count before a response is its own
                 if turn["src"] == "agent":
-                    turn["metrics"] = _usage_metrics(self.pending)
+                    turn["metrics"] = usage_metrics(self.pending)
                 else:
                     self.unattribute(self.pending)
                 self.pending = None
@@ -460,7 +447,7 @@ class _Reader:
             self.unattribute(self.pending)  # a count no response followed
             self.pending = last
         elif waiting and t is not None:
-            self.turns[t]["metrics"] = _usage_metrics(last)
+            self.turns[t]["metrics"] = usage_metrics(last)
         else:
             self.unattribute(last)
 
@@ -533,17 +520,17 @@ class _Reader:
 
 def read_rollout(lines: list[Any], document_id: str | None = None, numbers: list[int] | None = None) -> dict:
     """The Storyline document of a rollout's parsed lines (``numbers``: their 1-based line numbers, for errors).
-    ``FormatError`` when the first line is neither layout's."""
+    ``FormatError`` when the first line is no layout's."""
     layout = layout_of(lines[0]) if lines else None
     if layout is None:
         raise FormatError(
-            "not a Codex rollout: the first line is neither {timestamp, type, payload} nor the pre-wrapper "
-            "{id, timestamp, instructions} header",
+            "not a Codex rollout: the first line is not {timestamp, type, payload}, the pre-wrapper "
+            "{id, timestamp, instructions} header or the thread.started of codex exec --json output",
             pointer="/0",
             document_id=document_id,
             line=numbers[0] if numbers else None,
         )
     if layout == "exec":
-        raise FormatError(EXEC_REFUSAL, pointer="/0", document_id=document_id, line=numbers[0] if numbers else None)
+        return read_exec(lines, document_id, numbers)
     numbers = numbers or list(range(1, len(lines) + 1))
     return _Reader(document_id, layout).read(list(zip(numbers, lines, strict=True)))

@@ -368,21 +368,84 @@ def test_a_forked_rollout_that_replays_its_parents_history_is_one_session(meta):
     assert [d["session"] for d in codex.decode(codex.encode([story, other]), "two.jsonl")] == ["child", "parent"]
 
 
-def test_codex_exec_json_output_is_recognised_and_refused_with_its_reason():
-    # ``codex exec --json`` prints an event stream, not a rollout (modelled on real 0.144-0.146 captures quoted in
-    # public tests): no prompt, no tool output but a command's aggregated_output. It was "not recognised"; now the
-    # refusal says what it is and which file to load instead.
-    lines = [
-        {"type": "thread.started", "thread_id": "019fed6b-1b81-7500-a93d-bd1f2143f03e"},
-        {"type": "turn.started"},
-        {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "pong"}},
-        {"type": "turn.completed", "usage": {"input_tokens": 15276, "cached_input_tokens": 9984, "output_tokens": 5}},
-    ]
-    data = "".join(orjson.dumps(x).decode() + "\n" for x in lines)
+# codex exec --json output of codex-cli 0.146.1 (modelled on real lines a public test quotes verbatim; the command
+# output shortened): a CLI notice, a message, a command and a file change, the usage; then `codex exec resume`.
+EXEC_146 = [
+    {"type": "thread.started", "thread_id": "019fd9f6-3e33-72e0-89e8-49e33838d1cf"},
+    {"type": "turn.started"},
+    {"type": "item.completed", "item": {"id": "item_0", "type": "error",
+     "message": "Skill descriptions were shortened to fit the 2% skills context budget."}},
+    {"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": "I'll do it in order."}},
+    {"type": "item.started", "item": {"id": "item_2", "type": "command_execution", "command": "/bin/zsh -lc 'ls'",
+     "aggregated_output": "", "exit_code": None, "status": "in_progress"}},
+    {"type": "item.completed", "item": {"id": "item_2", "type": "command_execution", "command": "/bin/zsh -lc 'ls'",
+     "aggregated_output": "notes.txt\n", "exit_code": 0, "status": "completed"}},
+    {"type": "item.completed", "item": {"id": "item_3", "type": "reasoning", "text": "**Editing** the notes."}},
+    {"type": "item.completed", "item": {"id": "item_4", "type": "file_change",
+     "changes": [{"path": "/repo/notes.txt", "kind": "update"}], "status": "completed"}},
+    {"type": "item.completed", "item": {"id": "item_5", "type": "mcp_tool_call", "server": "docs", "tool": "search",
+     "arguments": {"q": "x"}, "result": {"content": [], "structured_content": None}, "error": None,
+     "status": "completed"}},
+    {"type": "item.completed", "item": {"id": "item_6", "type": "command_execution", "command": "make",
+     "aggregated_output": "Error 2", "exit_code": 2, "status": "failed"}},
+    {"type": "item.completed", "item": {"id": "item_7", "type": "agent_message", "text": "DONE"}},
+    {"type": "turn.completed", "usage": {"input_tokens": 79281, "cached_input_tokens": 60416,
+     "cache_write_input_tokens": 0, "output_tokens": 301, "reasoning_output_tokens": 19}},
+    {"type": "thread.started", "thread_id": "019fd9f6-3e33-72e0-89e8-49e33838d1cf"},
+    {"type": "turn.started"},
+    {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "notes.txt"}},
+    {"type": "turn.completed", "usage": {"input_tokens": 99831, "output_tokens": 307}},
+]  # fmt: skip
+
+
+def test_codex_exec_json_output_reads_as_one_session_and_writes_back():
+    # `codex exec --json` prints an event stream, not a rollout: no prompt, no timestamps, a command's
+    # aggregated_output as its only tool output. It was "not recognised" by any format.
+    data = "".join(orjson.dumps(x).decode() + "\n" for x in EXEC_146)
     assert detect(data) is codex
-    with pytest.raises(pc.FormatError, match=r"codex exec --json output .* load the rollout") as err:
-        codex.decode(data, "run.jsonl")
-    assert err.value.line == 1 and err.value.pointer == "/0"
+    (story,) = codex.decode(data, "run.jsonl")
+    assert story["session"] == "019fd9f6-3e33-72e0-89e8-49e33838d1cf"  # the resumed thread's second start: one
+    turns = story["turns"]
+    assert [(t["src"], t.get("kind"), t["msg"]) for t in turns] == [
+        ("system", "error", "Skill descriptions were shortened to fit the 2% skills context budget."),
+        ("agent", None, "I'll do it in order."),  # the message and the call it announced: one response
+        ("agent", None, ""),  # the reasoning and the file change after it
+        ("agent", None, ""),
+        ("agent", None, ""),
+        ("agent", None, "DONE"),
+        ("agent", None, "notes.txt"),
+    ]
+    assert turns[2]["reason"] == "**Editing** the notes."
+    calls = [c for t in turns for c in t.get("tool_calls") or ()]
+    assert [(c["tcid"], c["fn"], c["args"], c.get("response")) for c in calls] == [
+        ("item_2", "command_execution", {"command": "/bin/zsh -lc 'ls'"}, {"exit_code": 0}),
+        ("item_4", "file_change", {"changes": [{"path": "/repo/notes.txt", "kind": "update"}]}, None),
+        ("item_5", "search", {"q": "x"}, None),
+        ("item_6", "command_execution", {"command": "make"}, {"exit_code": 2, "status": "error"}),
+    ]
+    results = [r for t in turns for r in (t.get("observation") or {}).get("results") or ()]
+    assert [(r["source_call_id"], r["content"]) for r in results] == [
+        ("item_2", "notes.txt\n"),
+        ("item_4", "completed"),  # whether the patch applied: a file change's only result
+        ("item_5", {"content": [], "structured_content": None}),
+        ("item_6", "Error 2"),
+    ]
+    # the usage of each exec turn (all its model calls) on its last agent turn
+    assert turns[5]["metrics"]["prompt_tokens"] == 79281 and turns[6]["metrics"]["prompt_tokens"] == 99831
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == EXEC_146
+    stats = {s["tool"]: s for s in pc.story_to_row(story)["tool_stats"]}
+    assert stats["command_execution"]["failure"] == 1 and stats["command_execution"]["count"] == 2
+    roles = [m["role"] for m in pc.to_messages(pc.story_to_row(story))["messages"]]
+    assert "user" not in roles and roles.count("tool") == 4  # the stream holds no prompt
+    assert "tool_call_unanswered" not in pc.flags(story)  # every call answered, the file change by its status
+
+
+def test_two_exec_streams_of_one_thread_written_together_read_back_as_two():
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in EXEC_146[:12]), "a.jsonl")
+    with pc.collect_losses() as losses:
+        text = codex.encode([story, story])
+    assert [d["session"] for d in codex.decode(text, "two.jsonl")] == [story["session"], story["session"] + "#1"]
+    assert dict(losses.counts) == {"session_renamed": 1}
 
 
 def test_an_exec_command_end_event_gives_its_call_the_exit_code():
