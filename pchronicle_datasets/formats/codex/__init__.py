@@ -1,6 +1,6 @@
 """The ``codex`` format: the session rollouts of OpenAI's Codex CLI and Desktop
 (``~/.codex/sessions/**/rollout-*.jsonl``, also ``.jsonl.zst``),
-wrapper (``{timestamp, type, payload}``) and pre-wrapper layouts.
+wrapper (``{timestamp, type, payload}``) and pre-wrapper layouts, and the event stream of ``codex exec --json``.
 
 One file is one session: one Storyline document. The mapping table is docs/formats/codex.md (``fields.py`` holds
 it as data); the same-source writer gives each file back as equal JSON lines.
@@ -23,7 +23,7 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
-from .fields import NAME
+from .fields import EXEC_FIRST, NAME
 from .reader import layout_of, parent_thread, read_rollout
 from .writer import encode, rollout_lines
 
@@ -52,7 +52,8 @@ ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): the reader s
 
 def sniff(sample: Any) -> bool:
     """Whether a parsed line is a Codex rollout's: a ``session_meta`` line ``{type, payload}``, another wrapper
-    line type with a ``timestamp`` too, or the pre-wrapper header ``{id, timestamp, instructions[, git]}``.
+    line type with a ``timestamp`` too, the pre-wrapper header ``{id, timestamp, instructions[, git]}``, or the
+    ``thread.started`` line that opens ``codex exec --json`` output.
 
     >>> sniff({"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}), sniff({"type": "message"})
     (True, False)
@@ -60,19 +61,36 @@ def sniff(sample: Any) -> bool:
     layout = layout_of(sample)
     if layout == "wrapper":
         return sample["type"] == "session_meta" or "timestamp" in sample
-    return layout == "bare"
+    return layout in ("bare", "exec")
 
 
 def _starts_session(value: Any, current: Any) -> Any:
     """The id of the session a line starts when it is a ``session_meta`` (or pre-wrapper header) of a session
     other than ``current``'s, else None: a file holding several rollouts one after the other (what ``encode``
     writes for several documents) gives one document each; a resumed rollout's repeated meta does not split."""
-    if layout_of(value) == "bare":
+    layout = layout_of(value)
+    if layout == "bare":
         return value.get("id") or True
+    if layout == "exec":  # codex exec --json output: a resumed thread prints its thread.started again
+        return value[EXEC_FIRST[1]] if value[EXEC_FIRST[1]] != current else None
     if isinstance(value, dict) and value.get("type") == "session_meta" and isinstance(value.get("payload"), dict):
         sid = value["payload"].get("id")
         return sid if sid != current else None
     return None
+
+
+def _ancestors(value: Any) -> set[Any]:
+    """The sessions a ``session_meta`` line says its history comes from: ``forked_from_id`` and the parent
+    thread (a subagent forked with its parent's context)."""
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if not isinstance(payload, dict):
+        return set()
+    return {x for x in (payload.get("forked_from_id"), parent_thread(payload)) if isinstance(x, str) and x}
+
+
+def _opens_item(value: Any) -> bool:
+    """A line that is part of a conversation (an item or a compaction), not the session's header or events."""
+    return isinstance(value, dict) and value.get("type") in ("response_item", "compacted")
 
 
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
@@ -89,16 +107,28 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     numbers: list[int] = []
     raws: list[bytes] = []
     current: Any = None
+    # A forked rollout (a fork, or a subagent given its parent's context) replays the history it came from right
+    # after its own session_meta, that history's session_meta first (codex-rs: "Use the FIRST SessionMeta
+    # encountered in the file as the canonical thread id … Keep all items intact"): such a meta, of a session the
+    # first one names, before any item, is part of the same session, not the start of another rollout.
+    ancestors: set[Any] = set()
+    replaying = False
     for line, raw, value in items:
         if isinstance(value, FormatError):
             yield Record(line, raw, error=value)
             continue
         start = _starts_session(value, current)
+        if start is not None and replaying and start in ancestors:
+            ancestors |= _ancestors(value)
+            start = None
         if start is not None:
             if values:
                 yield _record(values, numbers, raws, document_id)
                 values, numbers, raws = [], [], []
             current = start
+            ancestors, replaying = _ancestors(value), True
+        elif _opens_item(value):
+            replaying = False
         values.append(value)
         numbers.append(line)
         raws.append(raw)

@@ -16,6 +16,28 @@ WRAPPER_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "
 #: The keys of the first line of a pre-wrapper rollout (``id``, ``timestamp`` and ``instructions`` required).
 PRE_WRAPPER_HEADER = frozenset({"id", "timestamp", "instructions", "git"})
 
+#: The first line of ``codex exec --json`` output (``{"type": "thread.started", "thread_id"}``, then ``turn.started``,
+#: ``item.started`` / ``item.completed`` of ``agent_message``, ``reasoning``, ``command_execution``, ``file_change``…,
+#: ``turn.completed {usage}``): the ``exec`` layout, read by ``exec_stream.py``.
+EXEC_FIRST = ("thread.started", "thread_id")
+
+#: ``codex exec --json`` items read as calls (docs/formats/codex.md, "codex exec --json output"): item type → (the
+#: key of the call's name, None for the type itself; the keys whose values make the arguments, or ``("arguments",)``
+#: for an item whose ``arguments`` are the arguments as they are; the key of the call's result, if any). codex-rs
+#: ``exec/src/exec_events.rs`` ``ThreadItemDetails``. A file change's result is its ``status`` (``completed`` or
+#: ``failed``: whether the patch applied, all the stream says of it); a search and a to-do list have none.
+EXEC_CALLS: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
+    "command_execution": (None, ("command",), "aggregated_output"),
+    "file_change": (None, ("changes",), "status"),
+    "mcp_tool_call": ("tool", ("arguments",), "result"),
+    "web_search": (None, ("query",), None),
+    "todo_list": (None, ("items",), None),
+}
+#: The line type of a finished item, and the item type of a notice the CLI prints (a system turn of kind ``error``:
+#: e.g. "Skill descriptions were shortened…" at the start of every turn of a stock install, never sent to the model).
+EXEC_COMPLETED = "item.completed"
+EXEC_NOTICE = "error"
+
 #: session_meta payload (or pre-wrapper header) key → (Storyline object, key, kind the value must have to be
 #: mapped: ``nestr`` a non-empty string, ``time`` a Storyline time, ``str`` a string); else it stays residual.
 SESSION = {
@@ -36,6 +58,23 @@ HOSTED_ARGS = ("arguments", "action")
 #: Hosted outputs: item type → (the key of the result's content, the call item it answers) (``ToolSearchOutput
 #: {call_id, status, execution, tools}``: the tools the search loaded are what the model sees next).
 HOSTED_OUTPUTS = {"tool_search_output": ("tools", "tool_search_call")}
+
+#: Compaction items (a context turn ``{src: "system", kind: "context", msg: ""}``, their ``encrypted_content``
+#: residual): item type → the turn's ``extra.compaction``. ``compaction`` is the remote compaction's item
+#: (``compaction_summary`` its older name, a serde alias codex-rs still reads); ``context_compaction``
+#: (codex-rs ``ResponseItem::ContextCompaction {id?, encrypted_content?}``, persisted by ``policy.rs`` since
+#: 2026-09) is the server-side context compaction of newer builds.
+COMPACTION_ITEMS = {"compaction": "item", "compaction_summary": "item", "context_compaction": "context_compaction"}
+
+#: A message between agents of one multi-agent tree (codex-rs ``ResponseItem::AgentMessage {id?, author,
+#: recipient, content: [input_text | encrypted_content], internal_chat_message_metadata_passthrough?}``, real
+#: in 0.156.1 rollouts): the task a parent gives a subagent (``Message Type: NEW_TASK``) or a subagent's report
+#: (``FINAL_ANSWER``). The model reads it, and it is no user's words: a user turn marked as context
+#: (``copied: true``, ``kind: "context"``, ``extra.codex.context`` this name), its ``input_text`` parts the text;
+#: ``author``, ``recipient`` (copied into ``extra.codex``) and the opaque ``encrypted_content`` parts stay residual.
+AGENT_MESSAGE = "agent_message"
+AGENT_MESSAGE_TEXT = "input_text"
+AGENT_MESSAGE_ROUTE = ("author", "recipient")
 
 #: A user-role message Codex writes itself, not the user's words: its ``CONTEXTUAL_USER_MARKERS`` (codex-rs: a
 #: text part that starts and ends with the pair, ASCII case ignored; "not user intent and must not create
@@ -76,5 +115,28 @@ def contextual(text: str) -> str | None:
 #: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.
 FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
 
+#: The event that reports a command's end (codex-rs ``ExecCommandEndEvent {call_id, exit_code, …}``; persisted in
+#: the "extended" event mode, seen with 0.146-0.149 rollouts): its ``exit_code`` is the exit code of the call whose
+#: ``call_id`` it names, before what the output's text says (a code-mode ``exec`` output is a list of parts).
+EXEC_END = "exec_command_end"
+
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}
+
+
+def usage_metrics(usage: dict) -> dict:
+    """A Codex usage object as Storyline ``metrics`` (``USAGE``; every other count under ``extra``).
+
+    >>> usage_metrics({"input_tokens": 9, "output_tokens": 1, "reasoning_output_tokens": 0})
+    {'prompt_tokens': 9, 'completion_tokens': 1, 'extra': {'reasoning_output_tokens': 0}}
+    """
+    metrics: dict = {}
+    extra: dict = {}
+    for key, value in usage.items():
+        if key in USAGE:
+            metrics[USAGE[key]] = value
+        else:
+            extra[key] = value
+    if extra:
+        metrics["extra"] = extra
+    return metrics

@@ -34,8 +34,15 @@ from ..base import INTERRUPTED
 from ..messages import Call, Message, TurnBuilder, responses
 from ..messages.model import Result, strip
 from ..residual import Residual, origin
+from .exec_stream import read_exec
 from .fields import (
     AGENT_ID,
+    AGENT_MESSAGE,
+    AGENT_MESSAGE_ROUTE,
+    AGENT_MESSAGE_TEXT,
+    COMPACTION_ITEMS,
+    EXEC_END,
+    EXEC_FIRST,
     FAILED_OUTPUT_PREFIXES,
     HINTS,
     HOSTED_ARGS,
@@ -44,9 +51,9 @@ from .fields import (
     NAME,
     PRE_WRAPPER_HEADER,
     SESSION,
-    USAGE,
     WRAPPER_TYPES,
     contextual,
+    usage_metrics,
 )
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
@@ -58,14 +65,19 @@ _EXIT = re.compile(r"(?:Process exited with code|Exit code:|sandbox denied exec 
 
 
 def layout_of(first: Any) -> str | None:
-    """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, None when it is neither.
+    """``"wrapper"`` or ``"bare"`` (pre-wrapper) for a rollout's first line, ``"exec"`` for the first line of
+    ``codex exec --json`` output (``exec_stream.py``), None when it is none of them.
 
     >>> layout_of({"timestamp": "t", "type": "session_meta", "payload": {}}), layout_of({"id": "x", "timestamp": "t",
     ...     "instructions": None}), layout_of({"type": "message"})
     ('wrapper', 'bare', None)
+    >>> layout_of({"type": "thread.started", "thread_id": "019f"})
+    'exec'
     """
     if not isinstance(first, dict):
         return None
+    if first.get("type") == EXEC_FIRST[0] and set(first) == {"type", EXEC_FIRST[1]}:
+        return "exec"
     if first.get("type") in WRAPPER_TYPES and isinstance(first.get("payload"), dict):
         return "wrapper"
     if "type" not in first and {"id", "timestamp", "instructions"} <= set(first) <= PRE_WRAPPER_HEADER:
@@ -196,17 +208,26 @@ def _hosted_output(item: dict, kind: str) -> Message:
     return m
 
 
-def _usage_metrics(usage: dict) -> dict[str, Any]:
-    metrics: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for key, value in usage.items():
-        if key in USAGE:
-            metrics[USAGE[key]] = value
+def _agent_message(item: dict) -> Message:
+    """A message between agents (``fields.AGENT_MESSAGE``): a user-role message whose text is its ``input_text``
+    parts; every other part (the opaque ``encrypted_content``) and key (``author``, ``recipient``, ``id``…) is a
+    leftover."""
+    m = Message(responses.SHAPE, "user")
+    content = item.get("content")
+    for p, part in enumerate(content if isinstance(content, list) else ()):
+        ptr = f"/content/{p}"
+        if isinstance(part, dict) and part.get("type") == AGENT_MESSAGE_TEXT and isinstance(part.get("text"), str):
+            m.add_text(f"{ptr}/text", part["text"])
+            for key, value in part.items():
+                if key not in ("type", "text"):
+                    m.leave(join(ptr, key), value)
         else:
-            extra[key] = value
-    if extra:
-        metrics["extra"] = extra
-    return metrics
+            m.leave(ptr, part)
+    for key, value in item.items():
+        if key != "type" and (key != "content" or not isinstance(content, list)):
+            m.leave(f"/{key}", value)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
 
 
 class _Reader:
@@ -230,6 +251,7 @@ class _Reader:
         self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
+        self.exec_ends: dict[str, int] = {}  # exec_command_end: call_id → exit code
         self.line: int | None = None
 
     def error(self, pointer: str, reason: str) -> FormatError:
@@ -284,6 +306,10 @@ class _Reader:
                 self.agent_model = self.model
         elif kind == "event_msg" and payload.get("type") == "token_count":
             self.token_count(payload.get("info"))
+        elif kind == "event_msg" and payload.get("type") == EXEC_END:
+            cid, code = payload.get("call_id"), payload.get("exit_code")
+            if isinstance(cid, str) and type(code) is int and -(2**63) <= code < 2**63:
+                self.exec_ends[cid] = code
         elif kind == "event_msg" and payload.get("type") == "turn_aborted" and payload.get("reason") == "interrupted":
             # Codex's TurnAbortReason is interrupted, replaced or review_ended: only the first is the user's.
             self.interrupted += 1
@@ -341,13 +367,16 @@ class _Reader:
     def item(self, i: int, item: dict, base: str, ts: tuple[str, Any] | None, bare: bool = False) -> None:
         """A Responses item, read by the shared message model (``formats/messages``) and placed in turns."""
         kind = item.get("type")
-        if kind == "compaction":
+        if isinstance(kind, str) and kind in COMPACTION_ITEMS:  # a list or object type is unhashable: not looked up
             t = self.new_turn("system", "", ts)
-            self.turns[t].update(kind="context", extra={"compaction": "item"})
-            self.keep_rest(base, item, ("type",))
+            self.turns[t].update(kind="context", extra={"compaction": COMPACTION_ITEMS[kind]})
+            # the writer gives the item back as ``compaction``; another type's name stays residual
+            self.keep_rest(base, item, ("type",) if kind == "compaction" else ())
             self.plan.append(["y", t])
             return
-        if isinstance(kind, str) and kind in HOSTED_FN:  # a list or object type is unhashable: not looked up
+        if kind == AGENT_MESSAGE:
+            m = _agent_message(item)
+        elif isinstance(kind, str) and kind in HOSTED_FN:
             m = _hosted(item, kind)
         elif isinstance(kind, str) and kind in HOSTED_OUTPUTS:
             m = _hosted_output(item, kind)
@@ -368,7 +397,7 @@ class _Reader:
             turn = turns[t]
             if self.pending is not None:  # usage-first order: the count before a response is its own
                 if turn["src"] == "agent":
-                    turn["metrics"] = _usage_metrics(self.pending)
+                    turn["metrics"] = usage_metrics(self.pending)
                 else:
                     self.unattribute(self.pending)
                 self.pending = None
@@ -377,6 +406,9 @@ class _Reader:
                     turn["model"] = self.model
                 if self.effort is not None:
                     turn["effort"] = self.effort
+            elif turn["src"] == "user" and kind == AGENT_MESSAGE:
+                route = {k: item[k] for k in AGENT_MESSAGE_ROUTE if isinstance(item.get(k), str)}
+                turn.update(copied=True, kind="context", extra={NAME: {"context": AGENT_MESSAGE, **route}})
             elif turn["src"] == "user" and (context := _contextual(turn.get("msg"))) is not None:
                 turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):
@@ -415,7 +447,7 @@ class _Reader:
             self.unattribute(self.pending)  # a count no response followed
             self.pending = last
         elif waiting and t is not None:
-            self.turns[t]["metrics"] = _usage_metrics(last)
+            self.turns[t]["metrics"] = usage_metrics(last)
         else:
             self.unattribute(last)
 
@@ -432,15 +464,19 @@ class _Reader:
         return -1
 
     def exit_codes(self) -> None:
-        """Each call's ``response`` derived from its output: the exit code an exec output reports (status
-        ``error`` when it is not 0: a failure in ``tool_stats``), else status ``error`` for an output Codex
-        writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
+        """Each call's ``response`` derived from its output: the exit code its ``exec_command_end`` event reports,
+        else the one its exec output reports (status ``error`` when it is not 0: a failure in ``tool_stats``), else
+        status ``error`` for an output Codex writes for a failed call (``fields.FAILED_OUTPUT_PREFIXES``)."""
         calls = {c["tcid"]: c for turn in self.turns for c in turn.get("tool_calls") or ()}
+        source = self.builder.source_ids
         for turn in self.turns:
             for res in (turn.get("observation") or {}).get("results") or ():
-                call = calls.get(res.get("source_call_id"))
+                tcid = res.get("source_call_id")
+                call = calls.get(tcid)
                 content = res.get("content")
-                code = exit_code(content) if call is not None else None
+                code = self.exec_ends.get(source.get(tcid, tcid)) if call is not None else None
+                if code is None and call is not None:
+                    code = exit_code(content)
                 if code is not None:
                     call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
                 elif call is not None and isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES):
@@ -484,15 +520,17 @@ class _Reader:
 
 def read_rollout(lines: list[Any], document_id: str | None = None, numbers: list[int] | None = None) -> dict:
     """The Storyline document of a rollout's parsed lines (``numbers``: their 1-based line numbers, for errors).
-    ``FormatError`` when the first line is neither layout's."""
+    ``FormatError`` when the first line is no layout's."""
     layout = layout_of(lines[0]) if lines else None
     if layout is None:
         raise FormatError(
-            "not a Codex rollout: the first line is neither {timestamp, type, payload} nor the pre-wrapper "
-            "{id, timestamp, instructions} header",
+            "not a Codex rollout: the first line is not {timestamp, type, payload}, the pre-wrapper "
+            "{id, timestamp, instructions} header or the thread.started of codex exec --json output",
             pointer="/0",
             document_id=document_id,
             line=numbers[0] if numbers else None,
         )
+    if layout == "exec":
+        return read_exec(lines, document_id, numbers)
     numbers = numbers or list(range(1, len(lines) + 1))
     return _Reader(document_id, layout).read(list(zip(numbers, lines, strict=True)))

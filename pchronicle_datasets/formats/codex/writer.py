@@ -19,7 +19,7 @@ from ...pointer import unescape
 from ..layout import report_unwritten
 from ..messages import write_message
 from ..residual import source_fields
-from .fields import HINTS, NAME, TEXT_PART
+from .fields import EXEC_CALLS, EXEC_COMPLETED, EXEC_FIRST, EXEC_NOTICE, HINTS, NAME, TEXT_PART
 
 __all__ = ["WRITTEN", "encode", "rollout_lines"]
 
@@ -65,7 +65,10 @@ def _put(line: Any, tokens: list[str], value: Any) -> None:
     node = line
     for token in tokens[:-1]:
         node = node[token] if isinstance(node, dict) else node[int(token)]
-    node[tokens[-1]] = value
+    if isinstance(node, list):  # a part kept whole in its place (the message model leaves None there)
+        node[int(tokens[-1])] = value
+    else:
+        node[tokens[-1]] = value
 
 
 def _args_text(args: Any) -> Any:
@@ -73,11 +76,7 @@ def _args_text(args: Any) -> Any:
 
 
 def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
-    fields = (source_fields(story, NAME) or {}).get("fields") or {}
-    by_line: dict[int, list[tuple[list[str], Any]]] = {}
-    for pointer, value in fields.items():
-        tokens = [unescape(t) for t in pointer.split("/")[1:]]
-        by_line.setdefault(int(tokens[0]), []).append((tokens[1:], value))
+    by_line = _residual_by_line(story)
     turns = story["turns"]
     agent = story["agent"]
     wrapper = hints.get("layout") == "wrapper"
@@ -126,6 +125,63 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
                 _put(line, tokens, value)
         lines.append(_ordered(line) if wrapper else line)
     return lines
+
+
+def _exec_lines(story: dict[str, Any], hints: dict[str, Any]) -> list[Any]:
+    """The lines of a document read from ``codex exec --json`` output (``exec_stream.py``): each line rebuilt from
+    the turn its plan names (``["t"]`` the thread, ``["i", t, type]`` a reasoning, message or notice item,
+    ``["c", t, type, c]`` a call item) and its residual, or kept whole (``["k"]``)."""
+    by_line = _residual_by_line(story)
+    turns = story["turns"]
+    out: list[Any] = []
+    for i, step in enumerate(hints["lines"]):
+        kept = by_line.get(i, [])
+        if step[0] == "k":
+            out.append(next(v for tokens, v in kept if not tokens))
+            continue
+        line: dict[str, Any]
+        if step[0] == "t":
+            line = {"type": EXEC_FIRST[0], EXEC_FIRST[1]: story["session"]}
+        else:
+            turn, kind = turns[step[1]], step[2]
+            item: dict[str, Any] = {"type": kind}
+            if step[0] == "c":
+                item.update(_exec_call(turn, turn["tool_calls"][step[3]], kind))
+            elif kind == "reasoning":
+                item["text"] = turn.get("reason")
+            else:
+                item["message" if kind == EXEC_NOTICE else "text"] = turn["msg"]
+            line = {"type": EXEC_COMPLETED, "item": item}
+        for tokens, value in kept:
+            _put(line, tokens, value)
+        out.append(line)
+    return out
+
+
+def _exec_call(turn: dict[str, Any], call: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The mapped keys of a call item (``fields.EXEC_CALLS``): its id, name, arguments and result."""
+    fn_key, args_keys, result_key = EXEC_CALLS[kind]
+    item: dict[str, Any] = {"id": call["tcid"]}
+    if fn_key:
+        item[fn_key] = call["fn"]
+    if args_keys == ("arguments",):
+        item["arguments"] = call["args"]
+    elif isinstance(call["args"], dict):
+        item.update(call["args"])
+    for res in (turn.get("observation") or {}).get("results") or ():
+        if result_key and res.get("source_call_id") == call["tcid"]:
+            item[result_key] = res.get("content")
+    return item
+
+
+def _residual_by_line(story: dict[str, Any]) -> dict[int, list[tuple[list[str], Any]]]:
+    """The document's own residual by source line: ``{i: [(tokens under /i, value)]}``."""
+    fields = (source_fields(story, NAME) or {}).get("fields") or {}
+    by_line: dict[int, list[tuple[list[str], Any]]] = {}
+    for pointer, value in fields.items():
+        tokens = [unescape(t) for t in pointer.split("/")[1:]]
+        by_line.setdefault(int(tokens[0]), []).append((tokens[1:], value))
+    return by_line
 
 
 def _ordered(line: Any) -> Any:
@@ -192,7 +248,7 @@ def rollout_lines(story: dict[str, Any]) -> list[Any]:
     hints = meta.get(HINTS) if isinstance(meta, dict) else None
     own = (story.get("origin") or {}).get("format") == NAME
     if own and isinstance(hints, dict) and hints.get("version") == 1 and isinstance(hints.get("lines"), list):
-        return _same_source(story, hints)
+        return _exec_lines(story, hints) if hints.get("layout") == "exec" else _same_source(story, hints)
     return _synthesized(story)
 
 
@@ -204,11 +260,12 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     previous: Any = None
     for n, story in enumerate(stories):
         lines = rollout_lines(story)
-        meta = lines[0].get("payload") if lines and isinstance(lines[0], dict) else None
-        if isinstance(meta, dict) and lines[0].get("type") == "session_meta" and "id" in meta:
-            if meta["id"] == previous:
-                meta["id"] = f"{meta['id']}#{n}"
+        first = lines[0] if lines and isinstance(lines[0], dict) else {}
+        meta, key = (first.get("payload"), "id") if first.get("type") == "session_meta" else (first, EXEC_FIRST[1])
+        if isinstance(meta, dict) and first.get("type") in ("session_meta", EXEC_FIRST[0]) and key in meta:
+            if meta[key] == previous:
+                meta[key] = f"{meta[key]}#{n}"
                 report_loss("session_renamed", pointer="/session")
-            previous = meta["id"]
+            previous = meta[key]
         out.extend(orjson.dumps(line).decode() + "\n" for line in lines)
     return "".join(out)

@@ -29,6 +29,36 @@ TYPES: dict[str, tuple[str, str | None]] = {
 #: Storyline ``(src, kind)`` → message ``type``, for the writers.
 TYPE_OF: dict[tuple[str, str | None], str] = {v: k for k, v in TYPES.items()}
 
+#: A user message the CLI writes itself, not the user's words: its text (the text parts joined, leading blanks
+#: left out) starts with one of these — gemini-cli's ``isIgnoredUserContent`` (``packages/core/src/utils/
+#: sessionUtils.ts``), which leaves such a message out of the history it sends back on resume. ``<session_context>``
+#: is the environment context recorded with ``$set.messages`` at the start of every session (real 0.44.1 files),
+#: ``<hook_context>`` a hook's. The model saw it: a user turn marked as context (``copied: true``, ``kind:
+#: "context"``, ``extra["gemini-cli"]["context"]`` the name), as Codex's ``<environment_context>`` is.
+CONTEXT_MARKERS = {"<session_context>": "session_context", "<hook_context>": "hook_context"}
+CONTEXT_KIND = "context"
+#: The other starts ``isIgnoredUserContent`` names (a slash command, ``?``): with an empty text and the context
+#: markers, a user message the CLI does not count as conversation (``isResumableMessageRecord``).
+IGNORED_STARTS = ("/", "?", *CONTEXT_MARKERS)
+
+#: Keys a ``content`` part may carry beside ``text`` and still be read as text (each such key stays residual at its
+#: pointer): the ``thoughtSignature`` Gemini 3 attaches to a part of the model's reply, which the checkpoint
+#: ``$set.messages`` keeps (``updateMessagesFromHistory`` records the history's own parts). A ``thought: true`` part
+#: (the model's thinking), ``functionCall`` and every other part stay residual whole.
+TEXT_PART_EXTRA = frozenset({"thoughtSignature"})
+
+
+def type_of(src: str, kind: str | None) -> str | None:
+    """The message ``type`` of a turn read from a session: ``TYPE_OF``, and ``user`` for a context user turn.
+
+    >>> type_of("user", "context"), type_of("system", "info"), type_of("agent", "autonomous")
+    ('user', 'info', None)
+    """
+    if (src, kind) in TYPE_OF:
+        return TYPE_OF[(src, kind)]
+    return TYPE_OF[(src, None)] if kind == CONTEXT_KIND and src == "user" else None
+
+
 #: ``tokens`` key → ``metrics`` key (ATIF's metric names); the other counts go to ``metrics.extra`` as they are.
 TOKENS = {"input": "prompt_tokens", "output": "completion_tokens", "cached": "cached_tokens"}
 TOKENS_EXTRA = ("thoughts", "tool", "total")

@@ -27,7 +27,10 @@ from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
     CALL_KEYS,
+    CONTEXT_KIND,
+    CONTEXT_MARKERS,
     HINTS_VERSION,
+    IGNORED_STARTS,
     MESSAGE_KEYS,
     META_DIRECTORIES,
     META_KIND,
@@ -38,6 +41,7 @@ from .fields import (
     META_UPDATED,
     NAME,
     SUBAGENT_REL,
+    TEXT_PART_EXTRA,
     THOUGHT_KEYS,
     TOKENS,
     TOKENS_EXTRA,
@@ -204,6 +208,15 @@ class _Session:
                     "no message of a type this reader knows: nothing to read as turns", document_id=self.document_id
                 )
             raise NoConversationError("the session holds no message: only its header", document_id=self.document_id)
+        if not any(_resumable(t) for t in story["turns"]):
+            # what ``gemini --resume`` leaves behind: a new file with the header and the <session_context> the CLI
+            # writes at start, under the sessionId of the session it resumes (real 0.44.1 files), which the CLI
+            # itself skips (``hasResumableContent``) and deletes (``deleteCurrentSessionIfNotResumableAsync``)
+            raise NoConversationError(
+                "the session holds no prompt, reply or tool call: only what the CLI writes at start (its session "
+                "context, notices), as a resumed session's abandoned first file",
+                document_id=self.document_id,
+            )
         hints["turns"] = refs
         if self.sets:
             hints["sets"] = self.sets
@@ -267,6 +280,9 @@ class _Session:
             turn["kind"] = turn_kind
         if "content" in record:
             turn["msg"] = _content(record["content"], f"{ptr}/content", kept)
+            context = _context_of(turn["msg"]) if src == "user" else None
+            if context is not None:
+                turn.update(copied=True, kind=CONTEXT_KIND, extra={NAME: {"context": context}})
         ts = record.get("timestamp")
         if is_time(ts):
             turn["ts"] = ts
@@ -316,9 +332,34 @@ def _echoes_results(record: dict[str, Any], answered: set[str]) -> bool:
     )
 
 
+def _text_of(msg: Any) -> str:
+    """A turn's text: ``msg`` itself, or its text parts joined (the CLI's ``partListUnionToString`` of them)."""
+    if isinstance(msg, str):
+        return msg
+    return "".join(p["text"] for p in msg or () if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def _context_of(msg: Any) -> str | None:
+    """The context name (``fields.CONTEXT_MARKERS``) of a user message the CLI writes itself, or None."""
+    text = _text_of(msg).lstrip()
+    return next((name for marker, name in CONTEXT_MARKERS.items() if text.startswith(marker)), None)
+
+
+def _resumable(turn: dict[str, Any]) -> bool:
+    """A turn the CLI counts as conversation (``isResumableMessageRecord``): a user message whose text is not
+    empty, a slash command or the CLI's own context; a reply with text, tool calls or thoughts."""
+    if turn["src"] == "user":
+        text = _text_of(turn["msg"]).strip()
+        return bool(text) and not text.startswith(IGNORED_STARTS)
+    if turn["src"] == "agent":
+        return bool(_text_of(turn["msg"]).strip() or turn.get("tool_calls") or turn.get("reason"))
+    return False
+
+
 def _content(content: Any, ptr: str, kept: Residual) -> Any:
-    """``msg`` of a message's ``content``: a string as it is; a part list as OpenAI text parts, each
-    ``{"text"}`` part in order, every other part (inline data, files, function responses) residual at its index.
+    """``msg`` of a message's ``content``: a string as it is; a part list as OpenAI text parts, each text part in
+    order (a ``{"text"}`` part, or one with a ``thoughtSignature`` too, kept residual at its pointer), every other
+    part (inline data, files, function calls and responses, the model's ``thought`` parts) residual at its index.
     Anything else is residual and the message is null."""
     if type(content) is str:
         return content
@@ -327,8 +368,10 @@ def _content(content: Any, ptr: str, kept: Residual) -> Any:
         return None
     parts = []
     for k, part in enumerate(content):
-        if isinstance(part, dict) and part.keys() == {"text"} and type(part["text"]) is str:
+        if isinstance(part, dict) and type(part.get("text")) is str and part.keys() - {"text"} <= TEXT_PART_EXTRA:
             parts.append({"type": "text", "text": part["text"]})
+            for key in part.keys() - {"text"}:
+                kept.keep(f"{ptr}/{k}/{key}", part[key])
         else:
             kept.keep(f"{ptr}/{k}", part)
     return parts

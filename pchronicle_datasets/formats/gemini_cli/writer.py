@@ -35,6 +35,7 @@ from .fields import (
     TOKENS_EXTRA,
     TYPE_OF,
     split_reason,
+    type_of,
 )
 from .reader import ENVELOPE_KEY
 
@@ -137,7 +138,7 @@ class _Recovery:
         rec: dict[str, Any] = {"id": mid}
         if "ts" in turn:
             rec["timestamp"] = turn["ts"]
-        rec["type"] = TYPE_OF.get((turn["src"], turn.get("kind")), "info")
+        rec["type"] = type_of(turn["src"], turn.get("kind")) or "info"
         msg = turn["msg"]
         if isinstance(msg, list):
             rec["content"] = _fill(

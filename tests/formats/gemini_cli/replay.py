@@ -52,6 +52,14 @@ def echoes(message: dict[str, Any]) -> bool:
     )
 
 
+def text(message: dict[str, Any]) -> str:
+    """A message's text as the CLI joins it: the content string, or its text parts joined."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p["text"] for p in content or () if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
 def calls(path: Path) -> list[dict[str, Any]]:
     return [c for m in conversation(path) for c in m.get("toolCalls") or []]
 

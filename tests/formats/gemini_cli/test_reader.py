@@ -35,7 +35,12 @@ def test_every_message_is_a_turn_in_order(path):
         "info": ("system", "info"),
         "error": ("system", "error"),
     }
-    assert [(t["src"], t.get("kind")) for t in story["turns"]] == [kinds[m["type"]] for m in shown]
+    # the CLI's own <session_context> (gemini-cli isIgnoredUserContent) is a user turn marked as context
+    context = [m["type"] == "user" and replay.text(m).lstrip().startswith("<session_context>") for m in shown]
+    assert [(t["src"], t.get("kind")) for t in story["turns"]] == [
+        ("user", "context") if ctx else kinds[m["type"]] for m, ctx in zip(shown, context, strict=True)
+    ]
+    assert [t.get("copied", False) for t in story["turns"]] == context
     for turn, m in zip(story["turns"], shown, strict=True):
         text = m["content"] if isinstance(m["content"], str) else [p["text"] for p in m["content"] if "text" in p]
         got = turn["msg"] if isinstance(turn["msg"], str) else [p["text"] for p in turn["msg"]]
