@@ -126,6 +126,12 @@ def _user_name(value: str) -> bool:
     return not re.search(r"[{}$%*~]", value)
 
 
+def _encoded_user_name(value: str) -> bool:
+    """A ``-Users-<name>-<project>`` folder name's rest is redacted unless its first part is a name of no one
+    (``SAFE_USER_NAMES``: ``-home-user-project``, ``-home-runner-work-…``)."""
+    return _user_name(value.split("-", 1)[0])
+
+
 # The last label of what looks like an address but is a file name (``logo@2x.png``).
 _FILE_TLDS = frozenset(
     ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "tiff", "js", "mjs", "ts", "tsx", "jsx", "css", "scss",
@@ -344,6 +350,18 @@ RULES: tuple[Rule, ...] = (
         OWN,
         ("/users/", "/home/", "users\\"),
         check=_user_name,
+    ),
+    Rule(
+        "encoded-user-path",
+        "user-name",
+        "A home folder as a folder name: Claude Code names a project's folder after its working directory with "
+        "every character but letters and digits turned into '-' (~/.claude/projects/-Users-<name>-<project>/, "
+        "-home-<name>-…, C--Users-<name>-…). The name's end cannot be told (a.b and a-b are both a-b), so the "
+        "rest of the folder name goes with it",
+        _rx(r"(?<![A-Za-z0-9-])(?:[A-Za-z]-)?-(?:Users|home)-(?P<s>[A-Za-z0-9][A-Za-z0-9-]{0,254})"),
+        OWN,
+        ("-users-", "-home-"),
+        check=_encoded_user_name,
     ),
 )
 

@@ -64,6 +64,11 @@ PLANTED: dict[str, tuple[str, str]] = {
     "http-auth-header": (f'curl -H "Authorization: Bearer {BEARER}" https://api.acme.io', BEARER),
     "password-assignment": ("password: Hunter2-prod!", "Hunter2-prod!"),
     "user-path": (f"File /home/{USER}/project/main.py, line 3", USER),
+    # Claude Code's project folder: the user name cannot be told from the project's, so both go
+    "encoded-user-path": (
+        f"Output saved to ~/.claude/projects/-Users-{USER}-dev-app/s/tool-results/a.txt",
+        f"{USER}-dev-app",
+    ),
 }
 # The 15 kinds of issue #24 (the others are the generic rules).
 FIFTEEN = [
@@ -95,6 +100,8 @@ SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 PNG_B64 = base64.b64encode(b"\x89PNG\r\n\x1a\n" + _rng.randbytes(600)).decode()
 # Texts that look close to a secret but are not one: each must come out unchanged.
 NEAR_MISSES = [
+    "work-from-home-office, --home-dir, x-Users-guide",  # not a folder name that starts with -home- or -Users-
+    "~/.claude/projects/-home-user-project/s.jsonl and -home-runner-work-repo",  # names of no one
     UUID,
     GIT_SHA,
     SHA256,

@@ -82,7 +82,13 @@ EXPECTED = {
     "codex/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.excerpt.jsonl": {"opaque-reasoning": 16},
     "codex/pre-wrapper-2025-09-10-cf4def41.excerpt.jsonl": {"opaque-reasoning": 2},
     # codex-cli 0.156.1: the encrypted_content part of an agent_message (the task a parent gave its subagent)
-    "codex/rollout-2026-09-28T13-01-37-01a0e81b-4af7-7330-a113-bad47ba77c3e.excerpt.jsonl": {"opaque-reasoning": 1},
+    # Codex 0.156.1 excerpts: a publisher's scratch path /tmp/claude-1000/-home-<name>-…/ (Claude Code's encoded
+    # project folder of a real user name: encoded-user-path)
+    "codex/rollout-2026-09-28T13-01-37-01a0e81b-4af7-7330-a113-bad47ba77c3e.excerpt.jsonl": {
+        "encoded-user-path": 1,
+        "opaque-reasoning": 1,
+    },
+    "codex/rollout-2026-09-28T13-01-29-01a0e81b-2a8b-7240-b94c-ad2ada7813da.excerpt.jsonl": {"encoded-user-path": 1},
     # real Copilot CLI 1.0.78 sessions (WildChildForLife/lantern): the session-state folder under /home/agent, the
     # container user's home, once each: a true user path
     "copilot_cli/lantern/session-state/049410b4-c1df-44ee-87a5-caa1c349091e/events.jsonl": {"user-path": 1},
