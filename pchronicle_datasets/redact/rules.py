@@ -356,9 +356,14 @@ RULES: tuple[Rule, ...] = (
         "user-name",
         "A home folder as a folder name: Claude Code names a project's folder after its working directory with "
         "every character but letters and digits turned into '-' (~/.claude/projects/-Users-<name>-<project>/, "
-        "-home-<name>-…, C--Users-<name>-…). The name's end cannot be told (a.b and a-b are both a-b), so the "
-        "rest of the folder name goes with it",
-        _rx(r"(?<![A-Za-z0-9-])(?:[A-Za-z]-)?-(?:Users|home)-(?P<s>[A-Za-z0-9][A-Za-z0-9-]{0,254})"),
+        "-home-<name>-…, C--Users-<name>-…), Pi its session folders much the same way (--home-<name>-<project>--). "
+        "The name's end cannot be told (a.b and a-b are both a-b), so the rest of the folder name goes with it",
+        # Claude Code: -Users-<name>-…, C--Users-<name>-…; Pi: --home-<name>-…--, --C--Users-<name>-…-- (Pi turns only
+        # / \ and : into '-', so a name may keep its dots)
+        _rx(
+            r"(?<![A-Za-z0-9-])(?:(?:[A-Za-z]-)?-|--(?:[A-Za-z]--)?(?=(?:Users|home)-[A-Za-z0-9._-]*--(?![A-Za-z0-9._-])))"
+            r"(?:Users|home)-(?P<s>[A-Za-z0-9_][A-Za-z0-9._-]{0,254})"
+        ),
         OWN,
         ("-users-", "-home-"),
         check=_encoded_user_name,

@@ -108,7 +108,7 @@ EXPECTED = {
     "pi/openclaw/agents/main/sessions/a4ecf754-58c6-4d18-b047-12a40e604950.trajectory-path.json": {"user-path": 1},
     "pi/openclaw/agents/main/sessions/a4ecf754-58c6-4d18-b047-12a40e604950.trajectory.jsonl": {"user-path": 3},
     "claude_code/spotter_2.1.39_folder/ae4a77f8-aedd-4bc1-888f-c94edc91af04.excerpt.jsonl": {"opaque-reasoning": 1},
-    "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1},
+    "pi/before-compaction.excerpt.jsonl": {"user-path": 11, "opaque-reasoning": 1, "encoded-user-path": 1},
     "pi/large-session.excerpt.jsonl": {"user-path": 1},
     "pi/tree-v3.written.jsonl": {"opaque-reasoning": 1},
     "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": {"user-path": 1},

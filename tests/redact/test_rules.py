@@ -118,3 +118,18 @@ def test_long_inputs_scan_in_linear_time():
     # patterns are bounded, so each of these returns (a hang fails the suite).
     for text in ("a" * 200_000, "a_" * 100_000, "key" * 50_000, "x@" * 50_000 + "y", "/home/" * 30_000):
         assert Redactor(key="k").text(text) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("~/.claude/projects/-home-bobsmith-dev-app/s.jsonl", "bobsmith-dev-app"),
+        ("~/.claude/projects/C--Users-carol-dev-app/s.jsonl", "carol-dev-app"),
+        ("~/.pi/agent/sessions/--home-dave.k-src-app--/2026.jsonl", "dave.k-src-app--"),
+        ("~/.pi/agent/sessions/--C--Users-erin-src--/2026.jsonl", "erin-src--"),
+    ],
+)
+def test_a_home_folder_written_as_a_folder_name_goes_with_the_rest_of_the_name(text, value):
+    # Claude Code and Pi name a session's folder after its working directory: the user name's end cannot be told
+    redacted = Redactor().text(text)
+    assert value not in redacted and value.split("-")[0] not in redacted and "<REDACTED:user-name:" in redacted
