@@ -34,6 +34,7 @@ from . import (
     opencode,
     openhands,
     pi,
+    qwen_code,
     role_text,
     sharegpt,
     storyline_file,
@@ -175,6 +176,7 @@ _BUILTIN = (
     cursor,
     codex,
     pi,
+    qwen_code,
 )
 for _module in _BUILTIN:
     register(_module)

@@ -42,6 +42,7 @@ FOLDERS = {
     "claude_code": "claude-code",
     "codex": "codex",
     "pi": "pi",
+    "qwen_code": "qwen-code",
 }
 
 
