@@ -6,6 +6,8 @@ Source: QwenLM/qwen-code ``packages/core/src/services/chatRecordingService.ts`` 
 
 from __future__ import annotations
 
+from typing import Any
+
 NAME = "qwen-code"
 AGENT_ID = "qwen-code"
 AGENT_NAME = "Qwen Code"
@@ -27,6 +29,30 @@ RECORD_TYPES = (*TURN_TYPES, TOOL_RESULT, SYSTEM)
 #: Storyline ``src`` → record ``type`` and ``message.role``, for the writer of other documents.
 TYPE_OF = {"user": ("user", "user"), "agent": ("assistant", "model")}
 
+#: A ``user`` record that is not the user's words is a context turn (``copied``, ``kind`` ``context``), its reason in
+#: ``extra.qwen_code.context``: a ``subtype`` (``notification``, ``cron``, ``background_task_completed``, …; not
+#: ``mid_turn_user_message``, which the user typed), else a ``provenance`` other than ``real_user`` (``system``,
+#: ``goal_control``, ``goal_runtime``).
+USER_WORDS_SUBTYPES = frozenset({"mid_turn_user_message"})
+USER_WORDS_PROVENANCE = "real_user"
+CONTEXT_KIND = "context"
+EXTRA_KEY = "qwen_code"
+
+
+def context_of(record: dict[str, Any]) -> tuple[str, str] | None:
+    """``(key, reason)`` of a user record that is context, or None when it holds the user's words.
+
+    >>> context_of({"subtype": "notification", "provenance": "system"}), context_of({"provenance": "real_user"})
+    (('subtype', 'notification'), None)
+    """
+    subtype, provenance = record.get("subtype"), record.get("provenance")
+    if type(subtype) is str and subtype and subtype not in USER_WORDS_SUBTYPES:
+        return "subtype", subtype
+    if type(provenance) is str and provenance and provenance != USER_WORDS_PROVENANCE:
+        return "provenance", provenance
+    return None
+
+
 #: Keys every record shares that map to one document value (the first record's; another value is residual).
 SHARED = {"sessionId": "/session", "version": "/agent/ver", "cwd": "/task/env/state/cwd"}
 GIT_BRANCH = ("gitBranch", "/task/env/state/gitBranch")
@@ -47,6 +73,7 @@ WRITTEN = {
     "": ("session", "turns", "started_at", "finished_at", "unknown_fields"),
     "agent": ("id", "name", "ver"),
     "task": ("/task/env/state",),
-    "turn": ("id", "src", "msg", "ts", "model", "reason", "tool_calls", "metrics"),
+    "turn": ("id", "src", "msg", "ts", "model", "reason", "tool_calls", "metrics", "observation"),
     "call": ("tcid", "fn", "args", "result", "response"),
+    "result": ("content", "source_call_id", "is_error"),  # each after its call (a loose one is counted apart)
 }

@@ -15,12 +15,26 @@ from typing import Any
 
 from ...errors import FormatError, NoConversationError, PchronicleError
 from ...linking import SOURCE_CALL_IDS
-from ...pointer import join
+from ...pointer import join, parse
 from ...schema import is_time
 from ..base import Record, open_file
 from ..layout import Layout, walkable
 from ..residual import ENVELOPE_KEY, origin
-from .fields import AGENT_ID, AGENT_NAME, GIT_BRANCH, NAME, RECORD_TYPES, SHARED, SYSTEM, TOOL_RESULT, TURN_TYPES, USAGE
+from .fields import (
+    AGENT_ID,
+    AGENT_NAME,
+    CONTEXT_KIND,
+    EXTRA_KEY,
+    GIT_BRANCH,
+    NAME,
+    RECORD_TYPES,
+    SHARED,
+    SYSTEM,
+    TOOL_RESULT,
+    TURN_TYPES,
+    USAGE,
+    context_of,
+)
 
 __all__ = ["INVERSE", "is_record", "iter_records", "read_session"]
 
@@ -70,6 +84,10 @@ def _chain(records: dict[int, Any]) -> list[int]:
         uuid = records[first[uuid]].get("parentUuid")
     out.reverse()
     return out
+
+
+def _order(pointer: str) -> tuple:
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in parse(pointer))
 
 
 class _Session:
@@ -158,6 +176,13 @@ class _Session:
             self.lay.map(f"{ptr}/timestamp", rec["timestamp"], f"{at}/ts", turn["ts"])
         elif "timestamp" in rec:
             self.lay.keep(f"{ptr}/timestamp", rec["timestamp"])
+        used = ["type", "timestamp", "message", "model", "usageMetadata"]
+        context = context_of(rec) if src == "user" else None
+        if context is not None:  # not the user's words: a context turn, as Claude Code's notifications are
+            key, why = context
+            turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": why}})
+            self.lay.map(f"{ptr}/{key}", why, f"{at}/extra/{EXTRA_KEY}/context", why)
+            used.append(key)
         self._message(ptr, rec["message"], turn, t)
         if type(rec.get("model")) is str:
             turn["model"] = rec["model"]
@@ -166,7 +191,7 @@ class _Session:
             self.lay.keep(f"{ptr}/model", rec["model"])
         if "usageMetadata" in rec:
             self._usage(f"{ptr}/usageMetadata", rec["usageMetadata"], turn, t)
-        self._record_keys(ptr, rec, ("type", "timestamp", "message", "model", "usageMetadata"))
+        self._record_keys(ptr, rec, tuple(used))
 
     def _message(self, ptr: str, msg: dict[str, Any], turn: dict[str, Any], t: int) -> None:
         at = f"/turns/{t}"
@@ -325,6 +350,9 @@ class _Session:
             story["started_at"], story["finished_at"] = stamps[0], stamps[-1]
         story["turns"] = self.turns
         hints: dict[str, Any] = {**self.lay.hints("object"), "records": len(self.records), **self.counts}
+        # in source order, not reading order: the writer lays keys out by pointer, so a file written back reads
+        # back to the same map
+        hints["map"] = sorted(hints["map"], key=lambda entry: _order(entry[0]))
         if self.system:
             hints["system"] = self.system
         story["meta"] = {NAME: hints}

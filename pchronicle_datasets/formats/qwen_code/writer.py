@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from ...errors import FormatError
+from ...linking import place_results, shown_call_ids
 from ...losses import for_document, report_loss
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
@@ -45,6 +46,9 @@ def _fresh(story: dict[str, Any]) -> list[dict[str, Any]]:
         shared["version"] = story["agent"]["ver"]
     default_ts = story.get("started_at") or ""
     records: list[dict[str, Any]] = []
+    marks: dict[int, list[bool]] = {}
+    placed, loose = place_results(story, marks)  # the one linking rule: each result after its call's turn
+    shown = shown_call_ids(story)
 
     def add(rec: dict[str, Any], ts: Any) -> None:
         uuid = f"{session}-{len(records) + 1}"
@@ -68,7 +72,9 @@ def _fresh(story: dict[str, Any]) -> list[dict[str, Any]]:
             report_loss(f"not in {NAME}: /turns/*/msg (not text)", pointer=f"/turns/{t}/msg")
             parts.append({"text": orjson.dumps(msg).decode()})
         calls = turn.get("tool_calls") or []
-        parts.extend({"functionCall": {"id": c["tcid"], "name": c["fn"], "args": c["args"]}} for c in calls)
+        parts.extend(
+            {"functionCall": {"id": shown.get(c["tcid"], c["tcid"]), "name": c["fn"], "args": c["args"]}} for c in calls
+        )
         rec: dict[str, Any] = {"type": rtype, "message": {"role": role, "parts": parts}}
         if isinstance(turn.get("model"), str):
             rec["model"] = turn["model"]
@@ -76,16 +82,18 @@ def _fresh(story: dict[str, Any]) -> list[dict[str, Any]]:
         if usage:
             rec["usageMetadata"] = usage
         add(rec, turn.get("ts"))
-        for call in calls:
-            if "result" not in call:
-                continue
-            out = call["result"] if isinstance(call["result"], dict) else {OUTPUT_KEY: call["result"]}
-            fr = {"functionResponse": {"id": call["tcid"], "name": call["fn"], "response": out}}
+        statuses = {c["tcid"]: (c.get("response") or {}).get("status") for c in calls}
+        for (tcid, fn, content), failed in zip(placed.get(t, ()), marks.get(t, ()), strict=True):
+            cid = shown.get(tcid, tcid)
+            out = content if isinstance(content, dict) else {OUTPUT_KEY: content}
+            fr = {"functionResponse": {"id": cid, "name": fn, "response": out}}
             res: dict[str, Any] = {"type": TOOL_RESULT, "message": {"role": "user", "parts": [fr]}}
-            status = (call.get("response") or {}).get("status")
-            if isinstance(status, str):
-                res["toolCallResult"] = {"callId": call["tcid"], "status": status}
+            status = statuses.get(tcid)
+            if isinstance(status, str) or failed:
+                res["toolCallResult"] = {"callId": cid, "status": status if isinstance(status, str) else "error"}
             add(res, turn.get("ts"))
+        for o, _content in loose.get(t, ()):
+            report_loss(f"not in {NAME}: a result that answers no call", pointer=f"/turns/{t}/observation/results/{o}")
     report_unwritten(story, NAME, WRITTEN)
     env = envelope(other_sources(story, NAME))
     if env is not None and records:

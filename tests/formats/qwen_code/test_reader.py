@@ -159,3 +159,28 @@ def test_a_line_that_is_not_json_is_its_own_error_record():
     assert [r.error is not None for r in records] == [True, False]
     assert records[0].line == 2
     assert [t["msg"] for t in records[1].story["turns"]] == ["go", "ok"]
+
+
+def test_a_user_record_that_is_not_the_users_words_is_a_context_turn():
+    note = rec(
+        "b",
+        "a",
+        "user",
+        subtype="notification",
+        provenance="system",
+        systemPayload={"displayText": "task done"},
+        message={"role": "user", "parts": [{"text": "task done"}]},
+    )
+    typed = rec(
+        "c", "b", "user", subtype="mid_turn_user_message", message={"role": "user", "parts": [{"text": "also"}]}
+    )
+    goal = rec("d", "c", "user", provenance="goal_runtime", message={"role": "user", "parts": [{"text": "go on"}]})
+    story = read(lines(user("a", None, "go"), note, typed, goal))
+    first, context, words, runtime = story["turns"]
+    assert "copied" not in first and "copied" not in words  # the user's own words (real_user, typed mid-turn)
+    assert (context["copied"], context["kind"], context["extra"]) == (
+        True,
+        "context",
+        {"qwen_code": {"context": "notification"}},
+    )
+    assert runtime["extra"] == {"qwen_code": {"context": "goal_runtime"}}
