@@ -86,6 +86,11 @@ def _chain(records: dict[int, Any]) -> list[int]:
     return out
 
 
+def _obj(value: Any) -> bool:
+    """An object whose keys the reader may map one by one (``layout.walkable``), not an array."""
+    return isinstance(value, dict) and walkable(value)
+
+
 def _order(pointer: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in parse(pointer))
 
@@ -126,16 +131,17 @@ class _Session:
                 self.counts["off_chain"] += 1
                 continue
             msg = rec.get("message")
-            content = walkable(rec) and walkable(msg) and isinstance(msg.get("parts"), list)
-            if content and rec.get("type") in TURN_TYPES:
+            content = _obj(rec) and _obj(msg) and isinstance(msg.get("parts"), list)
+            kind = rec["type"] if type(rec.get("type")) is str else None
+            if content and kind in TURN_TYPES:
                 self._turn(ptr, rec)
-            elif content and rec.get("type") == TOOL_RESULT:
+            elif content and kind == TOOL_RESULT:
                 self._results(ptr, rec)
             else:
                 self.lay.keep(ptr, rec)
-                if rec.get("type") in TURN_TYPES and self.unread is None:
+                if kind in TURN_TYPES and self.unread is None:
                     self.unread = ptr
-                if rec.get("type") == SYSTEM:
+                if kind == SYSTEM:
                     subtype = rec.get("subtype") if type(rec.get("subtype")) is str else ""
                     self.system[subtype] = self.system.get(subtype, 0) + 1
         if not self.turns and self.unread is not None:
@@ -206,7 +212,7 @@ class _Session:
         thoughts: list[tuple[str, dict[str, Any]]] = []
         for k, part in enumerate(parts):
             pp = f"{mp}/parts/{k}"
-            text = part.get("text") if walkable(part) else None
+            text = part.get("text") if _obj(part) else None
             if type(text) is str and "functionCall" not in part and "functionResponse" not in part:
                 if part.get("thought") is True:
                     thoughts.append((pp, part))
@@ -214,7 +220,7 @@ class _Session:
                     self.lay.keep(pp, part)
                 else:
                     texts.append((pp, part))
-            elif walkable(part) and self._call(pp, part, turn, t):
+            elif _obj(part) and self._call(pp, part, turn, t):
                 continue
             else:
                 self.lay.keep(pp, part)
@@ -243,7 +249,7 @@ class _Session:
         """A ``functionCall`` part as a call of turn ``t``; False (the caller keeps the part) when it has no
         string id and name."""
         fc = part.get("functionCall")
-        if not (walkable(fc) and isinstance(fc, dict)):
+        if not _obj(fc):
             return False
         cid, name = fc.get("id"), fc.get("name")
         if not (type(cid) is str and cid and type(name) is str and name):
@@ -270,7 +276,7 @@ class _Session:
         return True
 
     def _usage(self, up: str, usage: Any, turn: dict[str, Any], t: int) -> None:
-        if not (walkable(usage) and isinstance(usage, dict)) or not usage:
+        if not _obj(usage) or not usage:
             self.lay.keep(up, usage)
             return
         for key, value in usage.items():
@@ -295,8 +301,8 @@ class _Session:
         answered: dict[str, str] = {}  # source call id → the call's pointer
         for k, part in enumerate(msg["parts"]):
             pp = f"{mp}/parts/{k}"
-            fr = part.get("functionResponse") if walkable(part) else None
-            fid = fr.get("id") if walkable(fr) and isinstance(fr, dict) else None
+            fr = part.get("functionResponse") if _obj(part) else None
+            fid = fr.get("id") if _obj(fr) else None
             if not (type(fid) is str and fid in self.pending and "response" in fr):
                 self.lay.keep(pp, part)
                 self.counts["orphan_results"] += 1
@@ -320,7 +326,7 @@ class _Session:
 
     def _status(self, tp: str, tcr: Any, answered: dict[str, str]) -> None:
         """``toolCallResult.status`` → the answered call's ``response.status``; the rest is the UI's copy."""
-        if not (walkable(tcr) and isinstance(tcr, dict)) or not tcr:
+        if not _obj(tcr) or not tcr:
             self.lay.keep(tp, tcr)
             return
         target = answered.get(tcr.get("callId")) if type(tcr.get("callId")) is str else None
