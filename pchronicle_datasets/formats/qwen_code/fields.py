@@ -53,6 +53,12 @@ def context_of(record: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+#: The system record that names the session a sub-session was spawned from (``create_sub_session``), its payload
+#: key, and ``rel`` of the ``/parent`` it gives.
+PARENT_SUBTYPE = "parent_session"
+PARENT_KEY = "parentSessionId"
+PARENT_REL = "sub_session"
+
 #: Keys every record shares that map to one document value (the first record's; another value is residual).
 SHARED = {"sessionId": "/session", "version": "/agent/ver", "cwd": "/task/env/state/cwd"}
 GIT_BRANCH = ("gitBranch", "/task/env/state/gitBranch")

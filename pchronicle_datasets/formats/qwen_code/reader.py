@@ -27,6 +27,9 @@ from .fields import (
     EXTRA_KEY,
     GIT_BRANCH,
     NAME,
+    PARENT_KEY,
+    PARENT_REL,
+    PARENT_SUBTYPE,
     RECORD_TYPES,
     SHARED,
     SYSTEM,
@@ -109,6 +112,7 @@ class _Session:
         self.renamed: dict[str, str] = {}
         self.counts = {"off_chain": 0, "orphan_results": 0}
         self.system: dict[str, int] = {}
+        self.parent: dict[str, str] | None = None  # the session this sub-session was spawned from
         self.unread: str | None = None  # the first user/assistant record on the chain without a readable message
         for rec in records.values():
             for key in (*SHARED, GIT_BRANCH[0]):
@@ -129,6 +133,7 @@ class _Session:
             if i not in on_chain:
                 self.lay.keep(ptr, rec)
                 self.counts["off_chain"] += 1
+                self._parent(rec)  # written once at the start: a rewind may leave it off the chain
                 continue
             msg = rec.get("message")
             content = _obj(rec) and _obj(msg) and isinstance(msg.get("parts"), list)
@@ -141,6 +146,7 @@ class _Session:
                 self.lay.keep(ptr, rec)
                 if kind in TURN_TYPES and self.unread is None:
                     self.unread = ptr
+                self._parent(rec)
                 if kind == SYSTEM:
                     subtype = rec.get("subtype") if type(rec.get("subtype")) is str else ""
                     self.system[subtype] = self.system.get(subtype, 0) + 1
@@ -156,6 +162,13 @@ class _Session:
                 document_id=self.document_id,
             )
         return self._story()
+
+    def _parent(self, rec: Any) -> None:
+        """``/parent`` (derived; the record stays residual) from the first ``parent_session`` record."""
+        payload = rec.get("systemPayload") if isinstance(rec, dict) and rec.get("subtype") == PARENT_SUBTYPE else None
+        psid = payload.get(PARENT_KEY) if isinstance(payload, dict) else None
+        if self.parent is None and type(psid) is str and psid:
+            self.parent = {"psid": psid, "rel": PARENT_REL}
 
     def _record_keys(self, ptr: str, rec: dict[str, Any], used: tuple[str, ...]) -> None:
         """The keys every record has: the shared ones mapped when they are the document's, the rest residual
@@ -355,6 +368,8 @@ class _Session:
         if stamps:
             story["started_at"], story["finished_at"] = stamps[0], stamps[-1]
         story["turns"] = self.turns
+        if self.parent is not None:
+            story["parent"] = self.parent
         hints: dict[str, Any] = {**self.lay.hints("object"), "records": len(self.records), **self.counts}
         # in source order, not reading order: the writer lays keys out by pointer, so a file written back reads
         # back to the same map

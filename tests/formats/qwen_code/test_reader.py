@@ -184,3 +184,11 @@ def test_a_user_record_that_is_not_the_users_words_is_a_context_turn():
         {"qwen_code": {"context": "notification"}},
     )
     assert runtime["extra"] == {"qwen_code": {"context": "goal_runtime"}}
+
+
+def test_a_sub_session_names_its_parent():
+    link = rec("p", None, "system", subtype="parent_session", systemPayload={"parentSessionId": "s0"})
+    story = read(lines(link, user("a", "p", "go")))
+    assert story["parent"] == {"psid": "s0", "rel": "sub_session"}
+    assert "/0" in story["unknown_fields"]["sources"]["qwen-code"]["fields"]  # the record itself stays
+    assert "parent" not in read(lines(user("a", None, "go")))
