@@ -35,6 +35,7 @@ from . import (
     opencode,
     openhands,
     pi,
+    qwen_code,
     role_text,
     sharegpt,
     storyline_file,
@@ -177,6 +178,7 @@ _BUILTIN = (
     codex,
     pi,
     cline,
+    qwen_code,
 )
 for _module in _BUILTIN:
     register(_module)

@@ -1,7 +1,7 @@
 """A writer that gives another format's document a file of its own counts every field the file cannot hold.
 
-Read back, the file of a real session (Claude Code, Codex, Pi, opencode, Gemini CLI) written in another format
-lacks whole Storyline fields (turn times, models, token usage, the task's environment…). Each such field must be
+Read back, the file of a real session (Claude Code, Codex, Pi, opencode, Gemini CLI, Qwen Code) written in another
+format lacks whole Storyline fields (turn times, models, token usage, the task's environment…). Each such field must be
 a kind of the loss report (``not in <format>: <pointer>``). Before, the Copilot CLI, opencode and ShareGPT
 writers said nothing of them, and the Codex, Pi, Gemini CLI, Cursor, Claude Code and role/text writers counted
 some (a turn's metrics) but not others (the task, the agent's model and name, a turn's model, kind or copy flag,
@@ -26,6 +26,7 @@ SOURCES = {
     "pi": sorted((DATA / "pi").rglob("*.jsonl"))[0],
     "opencode": sorted((DATA / "opencode").rglob("*.json"))[0],
     "gemini-cli": sorted((DATA / "gemini_cli").rglob("*.json"))[0],
+    "qwen-code": sorted((DATA / "qwen_code").rglob("chats/*.jsonl"))[0],
 }
 
 
@@ -70,6 +71,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "openai-msg",
         "claude-code",
         "cline",
+        "qwen-code",
     ],
 )
 @pytest.mark.parametrize("source", sorted(SOURCES))

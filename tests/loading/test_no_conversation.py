@@ -63,6 +63,20 @@ BOOKKEEPING = {
         ),
     ),
     "opencode no message": ("opencode", json.dumps({"info": {"id": "ses_1", "title": "t"}, "messages": []})),
+    "qwen-code system records only": (
+        "qwen-code",
+        lines(
+            {
+                "uuid": "a",
+                "parentUuid": None,
+                "sessionId": "s",
+                "timestamp": "t",
+                "type": "system",
+                "subtype": "custom_title",
+                "systemPayload": {"customTitle": "x"},
+            },
+        ),
+    ),
 }
 
 
@@ -79,6 +93,7 @@ def test_a_file_of_bookkeeping_only_holds_no_conversation(case):
     [
         ("gemini-cli", json.dumps({"sessionId": "s", "messages": [{"id": "m", "type": "no-such-type"}]})),
         ("opencode", json.dumps({"info": {"id": "ses_1"}, "messages": [{"info": {"role": "narrator"}}]})),
+        ("qwen-code", json.dumps({"uuid": "a", "parentUuid": None, "sessionId": "s", "type": "user", "message": {}})),
     ],
 )
 def test_messages_that_all_fall_into_residual_are_still_refused(fmt, data):

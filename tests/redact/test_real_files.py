@@ -114,6 +114,9 @@ EXPECTED = {
     "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": {"user-path": 1},
     # marshmallow's setup.py, shown 7 times in the trajectory, names its author's public address: a true email
     "swe_agent/marshmallow-code__marshmallow-1867.traj": {"email": 7},
+    # the home folder (/home/agent) of the container lantern ran Qwen Code in, in the telemetry of the memory
+    # agent's three tool calls
+    "qwen_code/qwen-home/projects/-work/chats/a719f84a-209d-406a-8e6c-dc671c9c0192.jsonl": {"user-path": 3},
 }
 
 

@@ -43,6 +43,7 @@ FOLDERS = {
     "codex": "codex",
     "pi": "pi",
     "cline": "cline",
+    "qwen_code": "qwen-code",
 }
 
 

@@ -72,9 +72,10 @@ def sniff(sample: Any) -> bool:
         return False
     kind = sample.get("type")
     if kind in ("user", "assistant"):
-        return all(k in sample for k in _MESSAGE_KEYS) and isinstance(sample["message"], dict)
+        return all(k in sample for k in _MESSAGE_KEYS) and _anthropic_message(sample["message"])
     if kind in ("system", "progress"):
-        return isinstance(sample.get("uuid"), str) and "sessionId" in sample
+        # Qwen Code's records share these keys; its system records carry a systemPayload, never Claude Code's
+        return isinstance(sample.get("uuid"), str) and "sessionId" in sample and "systemPayload" not in sample
     if kind == "file-history-snapshot":
         return "messageId" in sample and isinstance(sample.get("snapshot"), dict)
     if kind == "summary":
@@ -82,6 +83,12 @@ def sniff(sample: Any) -> bool:
     if kind == "queue-operation":
         return "operation" in sample and "sessionId" in sample
     return False
+
+
+def _anthropic_message(message: Any) -> bool:
+    """A message object that is not a Gemini ``Content`` (``parts`` and no ``content``: Qwen Code's records, which
+    share Claude Code's ``uuid``/``sessionId``/``type`` keys)."""
+    return isinstance(message, dict) and not ("parts" in message and "content" not in message)
 
 
 def sidecar_of(name: str) -> str | None:
