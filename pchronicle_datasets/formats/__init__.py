@@ -130,8 +130,8 @@ def capability(fmt: Format | str, name: str) -> Any:
     """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
     ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
     ``"streaming_writer"``, ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``,
-    ``"index_files"``), typed as that capability's protocol; else None. The one place that looks for a format's
-    optional members: ``register`` has checked that a format declaring one has all of it.
+    ``"index_files"``, ``"members"``), typed as that capability's protocol; else None. The one place that looks
+    for a format's optional members: ``register`` has checked that a format declaring one has all of it.
 
     >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
     ('openai-msg', None)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
-from .fields import HISTORY, NAME
+from .fields import HISTORY, MEMBER, NAME
 from .reader import (
     folder_error,
     is_base_state,
@@ -45,6 +45,7 @@ __all__ = [
     "ALIASES",
     "EXTENSION",
     "KEYS",
+    "MEMBERS",
     "NAME",
     "OUTPUT",
     "PER_DOCUMENT",
@@ -52,6 +53,7 @@ __all__ = [
     "encode",
     "events",
     "iter_records",
+    "member_of",
     "sniff",
 ]
 
@@ -69,6 +71,7 @@ KEYS = (
     "llm_response_id",
 )  # the keys its records are known by: detection names the closest format
 EXTENSION = ".jsonl"
+MEMBERS = True  # a conversation folder's base_state.json and events/event-*.json are one document (sidecars.py)
 OUTPUT = "file"
 PER_DOCUMENT = True
 
@@ -82,6 +85,17 @@ def sniff(sample: Any) -> bool:
     (True, False)
     """
     return is_event(sample) or is_stream(sample) or is_record(sample) or is_base_state(sample)
+
+
+def member_of(name: str) -> str | None:
+    """The conversation folder (the document's id) of a file of one (``base_state.json``, ``events/event-<idx>-<id>
+    .json``), else None; ``.`` when the folder is the one read (``data_dir`` a conversation folder).
+
+    >>> member_of("conversations/4f1e/events/event-00002-0a1b2c3d-aaaa.json"), member_of("base_state.json")
+    ('conversations/4f1e', '.')
+    """
+    found = MEMBER.match(name)
+    return None if found is None else found["folder"] or "."
 
 
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
@@ -112,7 +126,7 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
             yield Record(line, raw, error=value)
         elif isinstance(value, list) or (isinstance(value, dict) and isinstance(value.get(HISTORY), list)):
             yield _record(value, raw, document_id, line, f"{session}#{index + 1}")
-        elif isinstance(value, dict) and isinstance(value.get("kind"), str):
+        elif isinstance(value, dict) and (isinstance(value.get("kind"), str) or (not values and is_base_state(value))):
             values.append(value)
             numbers.append(line)
             raws.append(raw)

@@ -33,6 +33,7 @@ from .fields import (
     REJECTED,
     RESULT_KINDS,
     STATE,
+    STATE_KEYS,
     STATS,
     SUMMARY,
     SYSTEM,
@@ -134,6 +135,9 @@ class _Reader:
         story["agent"] = self.agent = {"id": "openhands", "name": "openhands"}
         for e, event in enumerate(events):
             ptr = f"{self.prefix}/{e}"
+            if e == 0 and record is None and is_base_state(event):
+                self.base_state(ptr, event, story)  # a conversation folder's: its first member
+                continue
             if not (isinstance(event, dict) and walkable(event)):
                 raise self.error(ptr, f"an OpenHands SDK event is an object, got {json_type(event)}")
             kind = event.get("kind")
@@ -171,7 +175,7 @@ class _Reader:
                 self.lay.map(f"/{key}", val, target, val)
             else:
                 self.lay.keep(join("", key), val)
-        if self.stats is not None and "final_metrics" not in story and self.stats[1]:
+        if self.stats is not None and "final_metrics" not in story and self.stats[1].get("usage_to_metrics"):
             # the last stats update: the conversation's accumulated metrics at its end
             story["final_metrics"] = self.stats[1]
             self.lay.kept.fields.pop(self.stats[0], None)
@@ -183,6 +187,22 @@ class _Reader:
             hints[INTERRUPTED] = self.interrupted
         story["meta"] = {NAME: hints}
         return self.lay.kept.finish(story)
+
+    def base_state(self, ptr: str, state: dict, story: dict[str, Any]) -> None:
+        """A conversation folder's ``base_state.json`` (the conversation's state when it was last saved): its ``id``
+        the session, its ``stats`` (what every LLM of the conversation used and cost, when it has any) the final
+        metrics, its agent's model a copy at ``/agent/model``; every other key residual."""
+        used = []
+        for key, (target, kind) in STATE_KEYS.items():
+            val = state.get(key)
+            if isinstance(val, kind) and val and (key != "stats" or val.get("usage_to_metrics")):
+                story[target[1:]] = val
+                self.lay.map(f"{ptr}/{key}", val, target, val)
+                used.append(key)
+        llm = state["agent"]["llm"]
+        if isinstance(llm.get("model"), str) and llm["model"]:
+            self.agent["model"] = llm["model"]
+        self.lay.rest(state, ptr, used)
 
     def model_of(self, stats: dict) -> None:
         """``/agent/model`` (a copy): the model every LLM of the stats names, when they name one."""
