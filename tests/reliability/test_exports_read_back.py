@@ -32,6 +32,7 @@ WRITERS = [
     "swe-agent",
     "mini-swe-agent",
     "openhands",
+    "openhands-sdk",
     "role-text",
 ]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
