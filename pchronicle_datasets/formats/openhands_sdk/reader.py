@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import json_type
-from ...pointer import join
+from ...pointer import get, join
 from ..base import INTERRUPTED
 from ..layout import Layout, same, walkable
 from ..residual import origin
@@ -294,11 +294,12 @@ class _Reader:
             turn["kind"] = CONTEXT
         else:
             msg = event.get("llm_message")
+            mark = len(lay.entries)
             if isinstance(msg, dict) and walkable(msg):
                 used.add("llm_message")
                 mptr = f"{ptr}/llm_message"
                 mused = {"content"}
-                text = self.text(f"{mptr}/content", msg.get("content"), f"/turns/{t}/msg")
+                text = self.text(f"{mptr}/content", msg.get("content"), "@result")
                 if text is None and "content" in msg:
                     lay.keep(f"{mptr}/content", msg["content"])  # images beside the text: residual
                 elif text is not None:
@@ -309,6 +310,8 @@ class _Reader:
             if extended:
                 # text the agent context added: the model saw it after the message (to_llm_message); derived
                 turn["msg"] = "\n".join([turn["msg"], *extended]) if turn["msg"] else "\n".join(extended)
+                self.unmap(mark, event, ptr)
+            self.retarget(mark, f"/turns/{t}/msg")
         lay.rest(event, ptr, used)
         self.close()
         self.turns.append(turn)
@@ -395,6 +398,11 @@ class _Reader:
         lay.keep(f"{ptr}/kind", kind)
         mark = len(lay.entries)
         content, status = self.result_content(ptr, event, used)
+        extended = _texts(event.get("extended_content"))
+        if extended and content is not None:
+            # text the agent context added after the tool's (to_llm_message): the model saw both; derived
+            content = "\n".join([content, *extended])
+            self.unmap(mark, event, ptr)
         if where is None:
             # the answer to a call the file does not hold (an excerpt of a conversation): a turn of the tool
             n = len(self.turns)
@@ -425,6 +433,12 @@ class _Reader:
             call["response"] = response  # a copy: the observation stays residual
         lay.rest(event, ptr, used)
         results.append(result)
+
+    def unmap(self, mark: int, event: dict, ptr: str) -> None:
+        """Keep as residual the values ``result_content`` mapped (from ``mark``): the content is derived instead."""
+        for entry in [e for e in self.lay.entries[mark:] if e[1] == "@result"]:
+            self.lay.entries.remove(entry)
+            self.lay.keep(entry[0], get(event, entry[0][len(ptr) :]))
 
     def retarget(self, mark: int, target: str) -> None:
         """Point the map entries ``result_content`` made (from ``mark``, at the placeholder ``@result``) at

@@ -283,3 +283,17 @@ def test_other_documents_are_written_as_events_that_read_back():
         [{k: c[k] for k in ("tcid", "fn", "args")} for c in t["tool_calls"]] if t.get("tool_calls") else None
         for t in story["turns"]
     ]
+
+
+def test_text_the_agent_context_added_follows_what_it_was_added_to():
+    """extended_content (path-scoped rules, skills) is sent after the message or the tool's output
+    (to_llm_message): appended, a newline before each block; the blocks themselves stay residual."""
+    rule = [{"type": "text", "text": "Rule: never edit generated files."}]
+    result = {"kind": "ObservationEvent", "id": "o", "source": "environment", "tool_name": "terminal",
+              "tool_call_id": "call_1", "action_id": "a1", "observation": {"content": [{"type": "text", "text": "ok"}]},
+              "extended_content": rule}  # fmt: skip
+    message = {"kind": "MessageEvent", "id": "m", "source": "user", "extended_content": rule,
+               "llm_message": {"role": "user", "content": [{"type": "text", "text": "fix it"}]}}  # fmt: skip
+    story = _roundtrip([message, _action(1, "r1"), result])
+    assert story["turns"][0]["msg"] == "fix it\nRule: never edit generated files."
+    assert story["turns"][1]["observation"]["results"][0]["content"] == "ok\nRule: never edit generated files."
