@@ -40,11 +40,16 @@ def events(story: dict[str, Any]) -> Any:
     def add(kind: str, source: str, **fields: Any) -> None:
         out.append({"kind": kind, "id": f"event-{len(out)}", "source": source, **fields})
 
+    tools = story["agent"].get("tools")
+    tools = tools if isinstance(tools, list) else None  # the tools offered: the first system prompt's
+    written = WRITTEN
     for turn in story["turns"]:
         calls = turn.get("tool_calls") or []
         reason = {"reasoning_content": turn["reason"]} if isinstance(turn.get("reason"), str) else {}
         if not calls and turn["src"] == "system":
-            add(SYSTEM, "agent", system_prompt=_text(turn["msg"])[0], tools=[])
+            add(SYSTEM, "agent", system_prompt=_text(turn["msg"])[0], tools=tools or [])
+            if tools is not None:
+                written, tools = {**WRITTEN, "agent": ("id", "name", "tools")}, None
         elif not calls:
             role = {"agent": "assistant", "user": "user"}.get(turn["src"], "user")
             source = turn["src"] if turn["src"] in ("agent", "user") else "environment"
@@ -82,7 +87,7 @@ def events(story: dict[str, Any]) -> Any:
                 observation={"content": content},
                 action_id=action_id,
             )
-    report_unwritten(story, NAME, WRITTEN)
+    report_unwritten(story, NAME, written)
     return out
 
 

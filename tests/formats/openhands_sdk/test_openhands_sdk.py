@@ -297,3 +297,12 @@ def test_text_the_agent_context_added_follows_what_it_was_added_to():
     story = _roundtrip([message, _action(1, "r1"), result])
     assert story["turns"][0]["msg"] == "fix it\nRule: never edit generated files."
     assert story["turns"][1]["observation"]["results"][0]["content"] == "ok\nRule: never edit generated files."
+
+
+def test_the_tools_offered_are_written_in_the_system_prompt_event():
+    tools = [{"name": "terminal", "description": "Run a command"}]
+    turns = [{"id": 1, "src": "system", "msg": "Be brief."}, {"id": 2, "src": "user", "msg": "hi"}]
+    story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a", "tools": tools}, "turns": turns}
+    with pc.collect_losses() as losses:
+        [back] = into_storyline("openhands-sdk", from_storyline("openhands-sdk", [story]), document_id="w.jsonl")
+    assert back["agent"]["tools"] == tools and "not in openhands-sdk: /agent/tools" not in losses.counts
