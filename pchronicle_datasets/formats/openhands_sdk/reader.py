@@ -44,7 +44,8 @@ def is_event(value: Any) -> bool:
     """An SDK event: an object with a ``kind`` naming an event class, a string ``id`` and a string ``source``."""
     return (
         isinstance(value, dict)
-        and value.get("kind") in EVENT_KINDS
+        and isinstance(value.get("kind"), str)  # (a list or object would not hash)
+        and value["kind"] in EVENT_KINDS
         and isinstance(value.get("id"), str)
         and isinstance(value.get("source"), str)
     )
