@@ -32,7 +32,6 @@ from .fields import HISTORY, MEMBER, NAME
 from .reader import (
     folder_error,
     is_base_state,
-    is_base_state_file,
     is_event,
     is_event_file,
     is_record,
@@ -101,8 +100,8 @@ def member_of(name: str) -> str | None:
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     """The documents of a file: JSON Lines of events are one (each line an event, in order), a JSON array of
     events one, an evaluation record one (one per line in JSON Lines, as an array of events on a line is). A
-    persisted conversation's own files (``base_state.json``, ``events/event-*.json``) are one error record each,
-    naming the folder and how to read it."""
+    persisted conversation's event file read alone (``events/event-*.json``) is an error record naming the folder
+    and how to read it; a ``base_state.json`` without events, a conversation that holds none."""
     opened = open_file(data, document_id)
     if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
         yield from () if opened is None else (opened,)
@@ -110,9 +109,8 @@ def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:
     src, whole, parsed = opened
     session = document_id or NAME
     if whole:
-        if is_event_file(document_id) or (is_base_state_file(document_id) and is_base_state(parsed)):
-            what = "an event file" if is_event_file(document_id) else "the base_state.json"
-            yield Record(None, src.text, error=folder_error(document_id, what), value=parsed)
+        if is_event_file(document_id):
+            yield Record(None, src.text, error=folder_error(document_id, "an event file"), value=parsed)
         elif isinstance(parsed, dict) and not is_record(parsed):
             yield _record([parsed], src.text, document_id, None, session, [1])  # one event: a one-line file
         else:

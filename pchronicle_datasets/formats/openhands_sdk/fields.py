@@ -78,7 +78,6 @@ RECORD_KEYS = {"instance_id": ("/session", str), "metrics": ("/final_metrics", d
 #: A persisted conversation (``persistence_const.py``): ``<id>/base_state.json`` and ``<id>/events/event-<idx>-<event
 #: id>.json``, one event per file.
 EVENT_FILE = re.compile(r"(?:^|/)events/event-\d{5,}-[0-9a-fA-F\-]{8,}\.json$")
-BASE_STATE = "base_state.json"
 #: A member file of a conversation folder: the folder (the document's id) and the file's path in it.
 MEMBER = re.compile(r"^(?:(?P<folder>.*)/)?(?:base_state\.json|events/event-\d{5,}-[0-9a-fA-F\-]{8,}\.json)$")
 #: ``base_state.json`` keys that map (key → Storyline pointer, the value's type); ``agent.llm.model`` is copied

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import FormatError
+from ...errors import FormatError, NoConversationError
 from ...jsonio import json_type
 from ...pointer import get, join
 from ..base import INTERRUPTED
 from ..layout import Layout, same, walkable
 from ..residual import origin
 from .fields import (
-    BASE_STATE,
     CALL_KINDS,
     COMPACTION,
     CONDENSATION,
@@ -75,24 +74,21 @@ def is_base_state(value: Any) -> bool:
 
 
 def folder_error(document_id: str | None, what: str) -> FormatError:
-    """The error of a file of a persisted conversation folder read on its own (docs/formats/openhands-sdk.md)."""
+    """The error of a file of a persisted conversation folder read on its own (docs/formats/openhands-sdk.md): one
+    event is no conversation; the folder, listed, is one (``sidecars.groups``)."""
     name = (document_id or "").replace("\\", "/")
-    folder = name[: name.rfind("/events/")] if "/events/" in name else name.rsplit("/", 1)[0] if "/" in name else "."
+    folder = name[: name.rfind("/events/")] if "/events/" in name else name.rpartition("/")[0]
+    folder = folder or "."
     return FormatError(
-        f"{what} of the OpenHands conversation folder {folder or '.'}, which is read as one conversation: its "
-        f"events/event-*.json in name order. A folder of them is not read yet (one event is no conversation): "
-        f"write its events as one JSON Lines file and read that, e.g. "
-        f"`jq -c . {folder or '.'}/events/event-*.json > {(folder or 'conversation').rsplit('/', 1)[-1]}.jsonl`",
+        f"{what} of the OpenHands conversation folder {folder}, whose files are one conversation (base_state.json, "
+        f"then events/event-*.json in name order): read the folder, not one of its files "
+        f'(load_dataset("pchronicle", "auto", data_dir="{folder}"), or the folder as the CLI\'s input)',
         document_id=document_id,
     )
 
 
 def is_event_file(document_id: str | None) -> bool:
     return bool(document_id) and EVENT_FILE.search(document_id.replace("\\", "/")) is not None
-
-
-def is_base_state_file(document_id: str | None) -> bool:
-    return bool(document_id) and document_id.replace("\\", "/").rsplit("/", 1)[-1] == BASE_STATE
 
 
 def _texts(blocks: Any) -> list[str] | None:
@@ -164,6 +160,10 @@ class _Reader:
                 else:
                     self.lay.keep(ptr, event)  # not part of the conversation the model saw: kept whole
                 self.interrupted += kind == INTERRUPT
+        if not self.turns:
+            # only bookkeeping (state updates; a folder's base_state.json before any event): left out and said
+            what = "only state events" if events else "no event"
+            raise NoConversationError(f"the conversation holds no message: {what}", document_id=self.document_id)
         story["turns"] = self.turns
         if self.agent.get("model") is None:
             self.agent.pop("model", None)
@@ -526,7 +526,7 @@ def read_stream(
     if is_record(value):
         return _Reader(document_id, line, f"/{HISTORY}").read(value[HISTORY], session, record=value)
     if isinstance(value, dict) and value.get(HISTORY) == []:
-        raise FormatError(
+        raise NoConversationError(
             "an evaluation record without events (an instance the run did not get to): no conversation",
             pointer=f"/{HISTORY}",
             document_id=document_id,

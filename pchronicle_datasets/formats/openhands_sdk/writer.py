@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ...losses import for_document
+from ...losses import for_document, report_loss
 from ..layout import LayoutError, rebuild, report_unwritten
 from ..residual import source_fields
 from .fields import INVERSE, MESSAGE, NAME, SYSTEM, WRITTEN
@@ -94,10 +94,14 @@ def events(story: dict[str, Any]) -> Any:
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """One compact event array (or evaluation record) per line; a lone document read from JSON Lines of events is
     given back as they were, one event per line (several such documents are arrays, so that each reads back as
-    one document)."""
+    one document). A document with no turn is not written (a ``no_turn`` loss): its events would read back as
+    none."""
     lines = []
     for story in stories:
         with for_document(story.get("session")):
+            if not story["turns"] and (story.get("origin") or {}).get("format") != NAME:
+                report_loss("no_turn", pointer="/turns", detail=f"session {story.get('session')!r}")
+                continue
             value = events(story)
         hints = (story.get("meta") or {}).get(NAME) if isinstance(story.get("meta"), dict) else None
         if len(stories) == 1 and isinstance(value, list) and isinstance(hints, dict) and hints.get("lines") is True:

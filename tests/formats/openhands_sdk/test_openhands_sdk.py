@@ -165,8 +165,20 @@ def test_an_event_file_alone_names_its_folder():
     event = sorted((CONVERSATION / "events").iterdir())[3]
     name = f"conversations/{CONVERSATION.name}/events/{event.name}"
     assert detect(event.read_bytes(), name).NAME == "openhands-sdk"
-    with pytest.raises(FormatError, match=f"conversation folder conversations/{CONVERSATION.name}, which is read"):
+    with pytest.raises(FormatError, match=f"folder conversations/{CONVERSATION.name}, whose files are one conv") as e:
         into_storyline("auto", event.read_bytes(), document_id=name)
+    assert f'data_dir="conversations/{CONVERSATION.name}"' in str(e.value)
+
+
+def test_a_conversation_without_events_is_left_out_and_said(tmp_path, caplog):
+    """A folder holding only its base_state.json (a conversation started, nothing sent yet) holds no conversation:
+    left out with a note, as every harness's bookkeeping-only file, never a bad record that stops the load."""
+    shutil.copytree(CONVERSATION, tmp_path / "c" / "a")
+    (tmp_path / "c" / "b").mkdir()
+    shutil.copy(CONVERSATION / "base_state.json", tmp_path / "c" / "b" / "base_state.json")
+    ds = load_dataset("pchronicle", "auto", data_dir=str(tmp_path / "c"), split="train", cache_dir=str(tmp_path / "x"))
+    assert [r["document_id"] for r in ds["origin"]] == ["a"]
+    assert "left out 1 file that holds no conversation: b/base_state.json" in caplog.text
 
 
 # ------------------------------------------------------------------------ decisions the SDK leaves open
@@ -258,10 +270,11 @@ def test_an_evaluation_record_without_events_is_refused_and_the_others_read():
 
 
 def test_an_event_without_a_kind_is_refused_with_its_line():
-    text = b'{"kind": "PauseEvent", "id": "p", "source": "user"}\n' + orjson.dumps([{"kind": 3, "id": "x"}]) + b"\n"
+    message = {"kind": "MessageEvent", "id": "m", "source": "user", "llm_message": {"role": "user", "content": []}}
+    text = orjson.dumps(message) + b"\n" + orjson.dumps([{"kind": 3, "id": "x"}]) + b"\n"
     records = list(pc.formats.get_format("openhands-sdk").iter_records(text, "t.jsonl"))
     errors = [r.error for r in records if r.error is not None]
-    assert [(e.line, e.pointer) for e in errors] == [(2, "/0")]
+    assert [(e.line, e.pointer) for e in errors] == [(2, "/0")] and records[1].story is not None
 
 
 def test_the_legacy_stream_and_the_sdk_events_are_never_both_claimed():
