@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import json
 import multiprocessing
 import os
@@ -53,7 +54,7 @@ from .loading.ranges import byte_range
 from .loading.split import HEAD, SplitKind, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
 from .session_links import parent_links
-from .sidecars import index_note, pair, read_sidecar
+from .sidecars import groups, index_note, join_members, pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -163,6 +164,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             # A sidecar listed beside its file (sidecars.py) is no document: its file's reader gets it.
             given = [str(p) for p in self.config.data_files[split]]  # with their folders (an index file's name)
             keep, side = pair(names[split], given)
+            grouped = groups(names[split])  # files that are one document: read as one, named by its id
             if note := index_note(names[split], given):
                 logger.warning(f"pchronicle: {note}")
             generators.append(
@@ -170,9 +172,10 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                     name=split,
                     gen_kwargs={
                         "files": [paths[i] for i in keep],
-                        "names": [names[split][i] for i in keep],
+                        "names": [grouped[i][0] if i in grouped else names[split][i] for i in keep],
                         "parts": [(0, 1)] * len(keep),  # (k, n): part k of n of the file; (0, 1) is the whole file
                         "sidecars": [paths[side[i]] if i in side else None for i in keep],
+                        "members": [[paths[j] for j in grouped[i][1]] if i in grouped else None for i in keep],
                         "run": self._run,
                     },
                 )
@@ -215,6 +218,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         run: str,
         parts: list[tuple[int, int]] | None = None,
         sidecars: list[str | None] | None = None,
+        members: list[list[str] | None] | None = None,
     ) -> Iterator[str]:
         yield from names
 
@@ -225,11 +229,19 @@ class Pchronicle(datasets.ArrowBasedBuilder):
         run: str,
         parts: list[tuple[int, int]] | None = None,
         sidecars: list[str | None] | None = None,
+        members: list[list[str] | None] | None = None,
     ) -> Iterator[tuple[Key, Any]]:
         parts = parts or [(0, 1)] * len(files)
         sidecars = sidecars or [None] * len(files)
-        for shard, (path, name, part, side) in enumerate(zip(files, names, parts, sidecars, strict=True)):
+        members = members or [None] * len(files)
+        for shard, (path, name, part, side, group) in enumerate(
+            zip(files, names, parts, sidecars, members, strict=True)
+        ):
             try:
+                if group:  # the files of one document (sidecars.groups): one JSON Lines text
+                    data = io.BytesIO(join_members([_read_whole(member) for member in group]))
+                    yield from self._file_tables(shard, data, path, name, (0, 1), run, None, whole=False)
+                    continue
                 sidecar = _read_whole(side) if side is not None else read_sidecar(path)
                 with xopen(path, "rb") as f:
                     yield from self._file_tables(shard, f, path, name, tuple(part), run, sidecar)
@@ -237,7 +249,15 @@ class Pchronicle(datasets.ArrowBasedBuilder):
                 raise read_error(exc, name) from None
 
     def _file_tables(
-        self, shard: int, f: Any, path: str, name: str, part: tuple[int, int], run: str, sidecar: bytes | None = None
+        self,
+        shard: int,
+        f: Any,
+        path: str,
+        name: str,
+        part: tuple[int, int],
+        run: str,
+        sidecar: bytes | None = None,
+        whole: bool = True,
     ) -> Iterator[tuple[Key, Any]]:
         k, n = part
         # A big plain JSON Lines file of a format that reads parts (_split_of): its reader gets the file itself,
@@ -248,7 +268,7 @@ class Pchronicle(datasets.ArrowBasedBuilder):
             self.config.name,
             sidecar=sidecar,
             links=getattr(self, "_links", None),
-            split=_split_of(path, self.config.name, self.config.max_record_size),
+            split=_split_of(path, self.config.name, self.config.max_record_size) if whole else None,
             byte_range=_byte_range(path, k, n) if n > 1 else None,
             max_decompressed_size=self.config.max_decompressed_size,
             max_record_size=self.config.max_record_size,
@@ -375,12 +395,13 @@ def _split_big_files(
 ) -> dict[str, Any]:
     """Each big splittable file as up to ``num_proc`` shards (its byte ranges, each at least its kind's part
     size), so that one big file keeps every worker busy."""
-    files, names, parts, sidecars = [], [], [], []
+    files, names, parts, sidecars, members = [], [], [], [], []
     given = gen_kwargs.get("sidecars") or [None] * len(gen_kwargs["files"])
-    for path, name, part, side in zip(
-        gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], given, strict=True
+    groups = gen_kwargs.get("members") or [None] * len(gen_kwargs["files"])
+    for path, name, part, side, group in zip(
+        gen_kwargs["files"], gen_kwargs["names"], gen_kwargs["parts"], given, groups, strict=True
     ):
-        whole = tuple(part) == (0, 1)
+        whole = tuple(part) == (0, 1) and not group
         split = _split_of(path, fmt, max_record_size) if whole else None
         n = min(num_proc, os.path.getsize(path) // _part_min(split[0])) if split else 1
         pieces = [tuple(part)] if n <= 1 else [(k, n) for k in range(n)]
@@ -388,7 +409,8 @@ def _split_big_files(
         names += [name] * len(pieces)
         parts += pieces
         sidecars += [side] * len(pieces)
-    return {**gen_kwargs, "files": files, "names": names, "parts": parts, "sidecars": sidecars}
+        members += [group] * len(pieces)
+    return {**gen_kwargs, "files": files, "names": names, "parts": parts, "sidecars": sidecars, "members": members}
 
 
 def _cores() -> int:

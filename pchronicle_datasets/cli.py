@@ -42,7 +42,7 @@ from .paths import DOCUMENT_FILE_SUFFIX, document_file_names, safe_path
 from .redact import Redactor
 from .redact import cli as redaction
 from .schema import iter_errors
-from .sidecars import folder_files, index_note, pair, read_sidecar
+from .sidecars import folder_files, groups, index_note, join_members, pair, read_sidecar
 from .training.policy import FLAGS, TRAINABLE, flags
 
 EPILOG = """examples:
@@ -103,10 +103,14 @@ def _records(
     keep, side = pair(paths)
     if note := index_note(paths):
         print(note, file=sys.stderr)
+    grouped = groups(paths)  # files that are one document (an OpenHands conversation folder): read as one
     for k in tqdm(keep, desc=desc, unit="file", disable=None, file=sys.stderr):
         path = paths[k]
         sidecar = _read_sidecar(paths[side[k]]) if k in side else read_sidecar(path)
-        data = _read(path)
+        if k in grouped:
+            path, data = grouped[k][0], join_members([_read_sidecar(paths[j]) for j in grouped[k][1]])
+        else:
+            data = _read(path)
         try:
             for rec in iter_records(
                 fmt, data, path, max_size=max_size, sidecar=sidecar, max_record_size=max_record_size

@@ -69,6 +69,8 @@ KINDS = {
     "back there), left out",
     "session_renamed": "a document whose session id an earlier document of the output has, written as {session}#{n}",
     "no_agent_turn": "a document with no agent turn, which no openai-msg row can hold (not written)",
+    "no_turn": "a document with no turn, which an OpenHands SDK event stream cannot hold as a conversation (not "
+    "written: its reader gives no document for a stream without a message)",
     "turns_after_last_output": "a turn (or a turn's results) after a document's last agent turn, in no openai-msg row",
     "completion_tail_dropped": "messages after the last trained one, which a prompt-completion example has no "
     "place for (to_prompt_completion: they are not trained), left out",

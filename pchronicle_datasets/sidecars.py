@@ -6,6 +6,12 @@ a file); its ``iter_records`` then takes ``sidecar=`` (the sidecar's bytes). The
 files of a folder through ``pair``: a sidecar listed beside its file is taken out of the documents and given to
 the file's reader instead, so it is never read as a document of its own.
 
+A format may also say that several files of a folder are one document (``MEMBERS = True`` and ``member_of(name)
+-> document id | None``: an OpenHands conversation folder, ``<id>/base_state.json`` and ``<id>/events/event-*.json``,
+one event per file): ``groups`` finds them, ``pair`` keeps only the first of each group as a document, and
+``join_members`` makes the document's bytes, one JSON Lines line per member in name order, which every loader
+(builder, CLI, ``read_batches``, Spark) reads as one file named by the document id.
+
 A format may also name files its harness writes beside the sessions that hold none (``INDEX_FILES``: Claude
 Code's ``sessions-index.json``; a key ending in ``/`` names a folder, every file below a folder of that name:
 Claude Code's ``tool-results/``): ``pair`` leaves them out of the documents, and ``index_files`` says what each
@@ -27,8 +33,10 @@ __all__ = [
     "FOLDER_EXTENSIONS",
     "copies_note",
     "folder_files",
+    "groups",
     "index_files",
     "index_note",
+    "join_members",
     "pair",
     "read_sidecar",
     "sidecar_names",
@@ -107,12 +115,50 @@ def index_note(names: Sequence[str], paths: Sequence[str] | None = None) -> str 
     )
 
 
+def groups(names: Sequence[str]) -> dict[int, tuple[str, list[int]]]:
+    """The files of ``names`` that are the members of one document (a format's ``member_of``), for each group of two
+    or more: its first member's index → (the document id, every member's index in name order). A lone member is
+    read as the file it is (its reader says what it lacks).
+
+    >>> groups(["c1/base_state.json", "c1/events/event-00001-0123abcd.json", "c1/events/event-00000-89abcdef.json"])
+    {0: ('c1', [0, 2, 1])}
+    """
+    from .formats import capability, formats
+
+    declaring = [m for m in formats() if capability(m, "members") is not None]
+    found: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        for module in declaring:
+            group = module.member_of(name.replace(os.sep, "/"))
+            if group is not None:
+                found.setdefault(group, []).append(i)
+                break
+    out: dict[int, tuple[str, list[int]]] = {}
+    for group, members in found.items():
+        if len(members) > 1:
+            members.sort(key=lambda i: names[i])
+            out[members[0]] = (group, members)
+    return out
+
+
+def join_members(values: Sequence[bytes]) -> bytes:
+    """One document's bytes from its member files' (``groups``): each a JSON value on a line of its own. A raw
+    line break in a JSON text is white space between tokens (a string holds it escaped), so a pretty-printed member
+    becomes one line with the same value.
+
+    >>> join_members([b'{"a":\\n 1}', b'{"b": 2}\\n'])
+    b'{"a":  1}\\n{"b": 2} \\n'
+    """
+    return b"".join(v.replace(b"\r", b" ").replace(b"\n", b" ") + b"\n" for v in values)
+
+
 def pair(names: Sequence[str], paths: Sequence[str] | None = None) -> tuple[list[int], dict[int, int]]:
     """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
-    sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
-    too: a lone ``x.meta.json`` stays a document (and detection says what it is). An index file (``index_files``)
-    is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
-    the folders an index file's name may require."""
+        sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
+        too: a lone ``x.meta.json`` stays a document (and detection says what it is). The members of a group
+    (``groups``) but the first are no documents: the first's reader gets them all. An index file (``index_files``)
+        is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
+        the folders an index file's name may require."""
     where = {name: i for i, name in enumerate(names)}
     sidecars: dict[int, int] = {}
     for i, name in enumerate(names):
@@ -121,6 +167,7 @@ def pair(names: Sequence[str], paths: Sequence[str] | None = None) -> tuple[list
                 sidecars[i] = where[side]
                 break
     taken = set(sidecars.values()) | set(index_files(names if paths is None else paths))
+    taken |= {j for _, members in groups(names).values() for j in members[1:]}  # read with their group's first
     return [i for i in range(len(names)) if i not in taken], sidecars
 
 

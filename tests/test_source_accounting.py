@@ -31,6 +31,7 @@ import pchronicle_datasets as pc
 from pchronicle_datasets.formats import detect, iter_records
 from pchronicle_datasets.losses import collect_losses
 from pchronicle_datasets.render.sharegpt import system_prompt
+from pchronicle_datasets.sidecars import groups, join_members
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted(
@@ -39,6 +40,10 @@ FILES = sorted(
     for p in base.rglob("*")
     if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and ".expected." not in p.name
 )
+# The files of a folder that are one document (an OpenHands conversation folder, sidecars.groups) are read as the
+# loaders read them: together, under their first file; the others are no file of their own.
+_GROUPS = {FILES[first]: [FILES[i] for i in members] for first, (_, members) in groups(list(map(str, FILES))).items()}
+FILES = [p for p in FILES if p in _GROUPS or not any(p in members for members in _GROUPS.values())]
 # The training markup the ShareGPT seed writes, and any other tag a harness wraps text in (Cursor's <user_query>,
 # the [REDACTED] it ends an assistant's text with): the text between tags is what is compared.
 MARKUP = re.compile(r"</?[A-Za-z_][\w-]*>|\[REDACTED\]\Z")
@@ -97,7 +102,11 @@ def _pieces(s: str) -> Iterator[str]:
         yield piece
 
 
-def _source_values(path: Path) -> Iterator[Any]:
+def _source_values(path: Path, alone: bool = False) -> Iterator[Any]:
+    if path in _GROUPS and not alone:
+        for member in _GROUPS[path]:
+            yield from _source_values(member, alone=True)
+        return
     text = path.read_text(encoding="utf-8")
     try:
         yield json.loads(text)
@@ -112,7 +121,7 @@ def _source_values(path: Path) -> Iterator[Any]:
 
 def _documents(path: Path) -> tuple[str, list[dict]]:
     """The detected format of a file and the documents read from it (none when no format reads it)."""
-    data = path.read_bytes()
+    data = join_members([p.read_bytes() for p in _GROUPS[path]]) if path in _GROUPS else path.read_bytes()
     try:
         fmt = detect(data, document_id=path.name)
     except pc.PchronicleError:

@@ -145,6 +145,17 @@ def test_shipped_samples_equal_the_local_loader(spark, tmp_path, folder, fmt):
     assert len(got) > 0
 
 
+def test_an_openhands_conversation_folder_is_one_document(spark, tmp_path):
+    """A folder of OpenHands conversations (base_state.json, events/event-*.json: sidecars.groups) is one row per
+    conversation, as the local loader reads it: through the read and through the data source."""
+    folder = ROOT / "tests" / "data" / "openhands_sdk" / "conversations"
+    got = _stories(pcs.read(spark, str(folder)).rows.collect())
+    ds = load_dataset("pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=str(tmp_path / "cache"))
+    assert got == [pc.row_to_story(row) for row in ds] and len(got) == 1
+    pcs.register(spark)
+    assert _stories(spark.read.format("pchronicle").load(str(folder)).collect()) == got
+
+
 def test_the_data_source_reads_like_the_loader(spark, tmp_path):
     pcs.register(spark)
     df = spark.read.format("pchronicle").option("format", "openai-msg").load(str(CAPTURE))

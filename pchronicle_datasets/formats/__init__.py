@@ -34,6 +34,7 @@ from . import (
     openai_msg,
     opencode,
     openhands,
+    openhands_sdk,
     pi,
     qwen_code,
     role_text,
@@ -131,8 +132,8 @@ def capability(fmt: Format | str, name: str) -> Any:
     """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
     ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
     ``"streaming_writer"``, ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``,
-    ``"index_files"``), typed as that capability's protocol; else None. The one place that looks for a format's
-    optional members: ``register`` has checked that a format declaring one has all of it.
+    ``"index_files"``, ``"members"``), typed as that capability's protocol; else None. The one place that looks
+    for a format's optional members: ``register`` has checked that a format declaring one has all of it.
 
     >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
     ('openai-msg', None)
@@ -170,6 +171,7 @@ _BUILTIN = (
     swe_agent,
     mini_swe_agent,
     openhands,
+    openhands_sdk,
     role_text,
     gemini_cli,
     opencode,

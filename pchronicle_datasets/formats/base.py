@@ -217,6 +217,18 @@ class IndexFiles(Protocol):
     INDEX_FILES: dict[str, str]
 
 
+@runtime_checkable
+class Members(Protocol):
+    """Several files of a folder are one document (``pchronicle_datasets/sidecars.py``, ``groups``): ``member_of(name)``
+    is the document's id for a file ``name`` that is one of its members (or None); the reader gets the members'
+    values as JSON Lines, one line per file in name order (an OpenHands conversation folder: ``base_state.json``,
+    then ``events/event-*.json``)."""
+
+    MEMBERS: Literal[True]
+
+    def member_of(self, name: str) -> str | None: ...
+
+
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).
 CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
@@ -230,6 +242,7 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "sidecars": (Sidecars, ("SIDECAR", "sidecar_of")),
     "document_suffix": (DocumentSuffix, ("DOCUMENT_SUFFIX",)),
     "index_files": (IndexFiles, ("INDEX_FILES",)),
+    "members": (Members, ("MEMBERS", "member_of")),
 }
 
 

@@ -16,6 +16,7 @@ reads a file, subagent links added) and ``tables`` (the bad-record policy applie
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -34,7 +35,7 @@ from ..formats.source import MAX_RECORD_SIZE, check_record_size
 from ..gc_pause import gc_paused
 from ..quarantine import MAX_EXAMPLES, Quarantine, new_run_id
 from ..session_links import parent_links, with_children
-from ..sidecars import FOLDER_EXTENSIONS, folder_files, index_note, pair, read_sidecar
+from ..sidecars import FOLDER_EXTENSIONS, folder_files, groups, index_note, join_members, pair, read_sidecar
 from .ids import document_ids
 from .line_parts import part_records
 from .policy import BadRecords, Policy, check_policy, no_conversation_note, prepare_quarantine
@@ -221,11 +222,17 @@ def read_batches(
     keep, side = pair(names, files)  # a sidecar listed beside its file is no document: its file's reader gets it
     if note := index_note(names, files):
         say(note)
+    grouped = groups(names)  # files that are one document (an OpenHands conversation folder): read as one
     for i in keep:
         file, name = files[i], names[i]
         try:
             sidecar = _read_whole(files[side[i]]) if i in side else read_sidecar(file)
-            with fsspec.open(file, "rb") as f:
+            if i in grouped:
+                name = grouped[i][0]
+                data = io.BytesIO(join_members([_read_whole(files[j]) for j in grouped[i][1]]))
+            else:
+                data = fsspec.open(file, "rb")
+            with data as f:
                 records = file_records(
                     f,
                     name,

@@ -48,7 +48,7 @@ from ..loading.ids import document_ids as _document_ids
 from ..loading.ranges import count_lines, read_lines
 from ..loading.split import HEAD, split_kind
 from ..session_links import parent_links
-from ..sidecars import FOLDER_EXTENSIONS, copies_note, index_note, pair, sidecar_names
+from ..sidecars import FOLDER_EXTENSIONS, copies_note, groups, index_note, pair, sidecar_names
 
 __all__ = [
     "DEFAULT_SPLIT_SIZE",
@@ -86,6 +86,7 @@ class Part:
     first_row: int = 0  # 0-based index among the file's non-blank lines of the part's first non-blank line
     format: str = ""  # the format of a split file (detected at planning when the read is "auto")
     sidecar: str = ""  # the URL of the file's sidecar (sidecars.py), whose bytes its reader gets; "" for none
+    members: tuple[str, ...] = ()  # the URLs of the files that are one document with it (sidecars.groups), in order
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -175,9 +176,15 @@ def plan_files(
     keep, sidecars = pair(ids, urls)
     if note := index_note(ids, urls):
         logger.warning(f"pchronicle: {note}")
+    grouped = groups(ids)  # files that are one document (an OpenHands conversation folder): one whole part
     parts: list[Part] = []
     for order, i in enumerate(keep):
         (url, size), name = files[i], ids[i]
+        if i in grouped:
+            group, members = grouped[i]
+            size = sum(files[j][1] for j in members)
+            parts.append(Part(url, group, order, "whole", 0, size, members=tuple(urls[j] for j in members)))
+            continue
         side = urls[sidecars[i]] if i in sidecars else _sidecar_beside(url)
         whole = Part(url, name, order, "whole", 0, size, sidecar=side)
         if size <= split_size:

@@ -49,6 +49,7 @@ source computes them itself, at planning, when it plans a read of its own).
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from collections.abc import Iterator
@@ -66,6 +67,7 @@ from ..compression import MAX_DECOMPRESSED_SIZE
 from ..formats import format_names
 from ..formats.source import MAX_RECORD_SIZE
 from ..loading.policy import check_policy, no_conversation_note
+from ..sidecars import join_members
 from .plan import (
     DEFAULT_SPLIT_SIZE,
     Part,
@@ -226,7 +228,9 @@ class _Reader(DataSourceReader):
             # The file as a stream, as the local loader reads it, with the same limits: a bomb or an over-long
             # record is refused before memory holds it (reading the file whole first would not be).
             sidecar = _read_whole(part.sidecar) if part.sidecar else None
-            with fsspec.open(part.path, "rb") as f:
+            # the files of one document (sidecars.groups): one JSON Lines text
+            members = part.members and io.BytesIO(join_members([_read_whole(url) for url in part.members]))
+            with members or fsspec.open(part.path, "rb") as f:
                 max_size = self.options["max_decompressed_size"]
                 records = whole_file_tables(
                     part, self.options["format"], policy, f, max_size, limit, sidecar, self.links

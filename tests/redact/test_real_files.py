@@ -29,6 +29,9 @@ EXPECTED = {
     # OpenHands' system prompt names "openhands@all-hands.dev" (twice: the system action's content and message);
     # the issue text quotes its reporter's /Users/<name>/… paths
     "openhands/multi_swe_bench_output.excerpt.jsonl": {"email": 2, "user-path": 5},
+    # the benchmark's fictional colleague mark@the-agent-company.com, whom the agent mails the report (6 times:
+    # the command in the call's arguments, the action and the observation): a true email
+    "openhands_sdk/benchmarks_openagentsafety_output.jsonl": {"email": 6},
     "atif/harbor_golden_openhands_hello-world.no_function_calling.trajectory.json": {"email": 2},
     "sharegpt/llamafactory_glaive_toolcall_en_demo.json": {"email": 21, "password-assignment": 8},
     "sharegpt/llamafactory_reason_tool_use_demo_50.jsonl": {"email": 10},

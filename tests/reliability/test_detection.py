@@ -17,7 +17,7 @@ from pchronicle_datasets.cli import main
 from pchronicle_datasets.errors import FormatError
 from pchronicle_datasets.formats import WHOLE_FILE_RECORD_LIMIT, detect, from_storyline, get_format, iter_records
 from pchronicle_datasets.quarantine import read_quarantine
-from pchronicle_datasets.sidecars import index_files
+from pchronicle_datasets.sidecars import groups, index_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "pchronicle_datasets" / "samples"
@@ -34,6 +34,7 @@ FOLDERS = {
     "swe_agent": "swe-agent",
     "mini_swe_agent": "mini-swe-agent",
     "openhands": "openhands",
+    "openhands_sdk": "openhands-sdk",
     "role_text": "role-text",
     "gemini_cli": "gemini-cli",
     "opencode": "opencode",
@@ -79,6 +80,10 @@ def source_files() -> list[Path]:
     # pointers and traces) are left out of a folder's documents, not read as a format.
     index = index_files([str(p) for p in data])
     data = [p for i, p in enumerate(data) if i not in index]
+    # The files of a folder that are one document (an OpenHands conversation folder: sidecars.groups) are read
+    # together, never one by one (tests/formats/openhands_sdk loads the folder).
+    members = {j for _, group in groups([str(p) for p in data]).values() for j in group}
+    data = [p for i, p in enumerate(data) if i not in members]
     return sorted(samples) + sorted(data)
 
 
