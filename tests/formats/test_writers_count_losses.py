@@ -19,7 +19,7 @@ from pchronicle_datasets.formats import get_format
 from pchronicle_datasets.losses import collect_losses
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-#: Real sessions of five harnesses (tests/data/*/README.md says where each comes from).
+#: Real sessions of harnesses, the cline one modelled on a real history (tests/data/*/README.md says which).
 SOURCES = {
     "claude-code": next((DATA / "claude_code" / "entire_2.1.36_compact").rglob("*.jsonl")),
     "codex": sorted((DATA / "codex").rglob("*.jsonl"))[0],
@@ -27,6 +27,8 @@ SOURCES = {
     "opencode": sorted((DATA / "opencode").rglob("*.json"))[0],
     "gemini-cli": sorted((DATA / "gemini_cli").rglob("*.json"))[0],
     "qwen-code": sorted((DATA / "qwen_code").rglob("chats/*.jsonl"))[0],
+    "openhands-sdk": DATA / "openhands_sdk" / "goal_events.jsonl",
+    "cline": DATA / "cline" / "tasks" / "1777073170000" / "api_conversation_history.json",
 }
 
 
@@ -72,6 +74,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "claude-code",
         "cline",
         "qwen-code",
+        "openhands-sdk",
     ],
 )
 @pytest.mark.parametrize("source", sorted(SOURCES))

@@ -119,7 +119,9 @@ def _text_blocks(msg: Any, t: int) -> list[Any]:
     return [{"type": "text", "text": orjson.dumps(msg).decode()}]
 
 
-def _stamp(message: dict[str, Any], turn: dict[str, Any], t: int) -> None:
+def _stamp(message: dict[str, Any], turn: dict[str, Any], t: int, agent_model: Any = None) -> None:
+    """Cline's keys of a message: its time, its model (the turn's, else the document's ``/agent/model``: Cline
+    stamps every answer with the model that gave it) and its token counts; what they cannot hold is counted."""
     if "ts" in turn:
         ms = _ms(turn["ts"])
         if ms is None:
@@ -128,6 +130,8 @@ def _stamp(message: dict[str, Any], turn: dict[str, Any], t: int) -> None:
             message[TS] = ms
     if isinstance(turn.get("model"), str) and message["role"] == "assistant":
         message[MODEL_INFO] = {"modelId": turn["model"]}
+    elif "model" not in turn and isinstance(agent_model, str) and message["role"] == "assistant":
+        message[MODEL_INFO] = {"modelId": agent_model}
     elif "model" in turn:
         report_loss(f"not in {NAME}: /turns/*/model", pointer=f"/turns/{t}/model")
     metrics = turn.get("metrics")
@@ -150,6 +154,7 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
     report_unwritten(story, NAME, WRITTEN)  # /session among them: a task's folder names it, not its history
     placed, loose = place_results(story)
     shown = shown_call_ids(story)
+    agent_model = (story.get("agent") or {}).get("model")
     out: list[Any] = []
     for t, turn in enumerate(story["turns"]):
         if turn["src"] == "agent":
@@ -165,7 +170,7 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
             if turn["src"] != "user":
                 report_loss("source_renamed", pointer=f"/turns/{t}/src")  # Cline stores user and assistant only
             message = {"role": "user", "content": _text_blocks(turn["msg"], t)}
-        _stamp(message, turn, t)
+        _stamp(message, turn, t, agent_model)
         out.append(message)
         blocks: list[Any] = [
             {"type": "tool_result", "tool_use_id": shown.get(cid, cid), "content": content_}

@@ -140,3 +140,20 @@ def test_generated_histories_round_trip_or_are_refused_with_a_pointer(history):
         return
     assert orjson.loads(cline.encode(stories)) == history
     pc.to_messages(pc.story_to_row(stories[0]))  # the training output takes every document
+
+
+def test_the_documents_model_stamps_the_answers_that_name_none():
+    # Another format's document may name its model only once (/agent/model: an OpenHands SDK run's stats): Cline
+    # stamps every answer with its model, so each answer without a turn model carries the document's.
+    story = {
+        "schema_version": "storyline/v1",
+        "session": "s",
+        "agent": {"id": "a", "model": "minimax-m2.7"},
+        "turns": [{"id": 1, "src": "user", "msg": "hi"}, {"id": 2, "src": "agent", "msg": "hello"}],
+    }
+    with pc.collect_losses(propagate=False) as report:
+        [written] = orjson.loads("[" + pc.from_storyline("cline", [story]).strip() + "]")
+    assert written[1]["modelInfo"] == {"modelId": "minimax-m2.7"} and "modelInfo" not in written[0]
+    assert not any("model" in kind for kind in report.counts)
+    [back] = pc.into_storyline("cline", orjson.dumps(written), document_id="h.json")
+    assert back["agent"]["model"] == "minimax-m2.7"
