@@ -941,3 +941,13 @@ def test_max_decompressed_size_stops_a_bomb_naming_the_file_and_the_limit(tmp_pa
 def test_max_decompressed_size_must_be_a_positive_integer(tmp_path):
     with pytest.raises(ValueError, match="max_decompressed_size must be a positive integer"):
         load(tmp_path, str(GOLDENS), split="train", max_decompressed_size=0)
+
+
+@pytest.mark.parametrize("given", ["projects", "./projects/", "projects/../projects"])
+def test_a_relative_data_dir_gives_ids_relative_to_it(tmp_path, monkeypatch, given):
+    # datasets resolves a data_dir before it lists the files; the ids were made relative to the data_dir as typed,
+    # which matched none of them: every row's /origin/document_id was the machine's absolute path.
+    write(tmp_path / "projects" / "-home-me-app" / "a.jsonl", renamed_capture("-app"))
+    monkeypatch.chdir(tmp_path)
+    dd = load(tmp_path, data_dir=given)
+    assert set(doc_ids(dd["train"])) == {"-home-me-app/a.jsonl"}

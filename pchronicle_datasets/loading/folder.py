@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from ..sidecars import FOLDER_EXTENSIONS, copies_note
+from .ids import resolved_dir
 
 __all__ = ["install", "split_folder"]
 
@@ -135,7 +136,7 @@ def install(module_name: str) -> None:
         module = resolve(self)
         if self.name != module_name or self.data_files is not None or not self.data_dir:
             return module
-        base_path = Path(self.data_dir).expanduser().resolve().as_posix()  # as datasets resolves it
+        base_path = resolved_dir(self.data_dir)  # as datasets resolves it
         module.builder_kwargs["data_files"] = _folder_data_files(
             module.builder_kwargs["data_files"], base_path, self.download_config
         )
