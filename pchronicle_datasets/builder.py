@@ -48,7 +48,7 @@ from .formats.base import as_bytes
 from .formats.source import MAX_RECORD_SIZE
 from .loading.batches import check_options, file_records, read_error, tables
 from .loading.folder import install as install_folder_rule
-from .loading.ids import document_ids
+from .loading.ids import document_ids, resolved_dir
 from .loading.policy import BadRecords, no_conversation_note, prepare_quarantine
 from .loading.ranges import byte_range
 from .loading.split import HEAD, SplitKind, split_kind
@@ -453,7 +453,7 @@ def _byte_range(path: str, k: int, n: int) -> tuple[int, int | None]:
 def _document_ids(data_files: dict[str, list[str]], data_dir: str | None) -> dict[str, list[str]]:
     """``loading.ids.document_ids`` of every split's files, relative to the same base for all splits."""
     every = [str(p) for paths in data_files.values() for p in paths]
-    ids = iter(document_ids(every, data_dir))
+    ids = iter(document_ids(every, resolved_dir(data_dir) if data_dir else None))  # datasets' files are resolved
     return {split: [next(ids) for _ in paths] for split, paths in data_files.items()}
 
 

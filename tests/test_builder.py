@@ -546,12 +546,34 @@ def test_a_data_dir_whose_inferred_splits_leave_files_out_is_read_whole(tmp_path
     assert list(dd) == ["train"]
     assert sorted(set(doc_ids(dd["train"]))) == ["-home-me-app/a.jsonl", "-home-me-dev-tools/c.jsonl",
                                                   "-home-me-test-app/b.jsonl"]  # fmt: skip
-    # datasets made "-dev-" a validation split and "-test-" a test split, and dropped -home-me-app.
-    assert "inferred the split(s) validation, test from words in the paths" in caplog.text
-    assert "leave out 1 of its 3 files: every file is read into the train split" in caplog.text
+    # datasets made "-dev-" a validation split and "-test-" a test split, and dropped -home-me-app: words in the
+    # folder names a harness gives working directories, no splits (and nothing to warn of)
+    assert "inferred the split(s)" not in caplog.text
     # data_files given by the user are read as given: the split they name is theirs.
     dd = load(tmp_path, {"test": "-home-me-test-app/*.jsonl"}, data_dir=str(root), streaming=streaming)
     assert list(dd) == ["test"] and set(doc_ids(dd["test"])) == {"-home-me-test-app/b.jsonl"}
+
+
+@pytest.mark.parametrize("project", ["-home-me-dev-app", "C--Users-me-test", "--home-me-eval-tools--"])
+def test_one_project_whose_working_directory_holds_a_split_word_is_read_into_train(tmp_path, project):
+    # Every file of ~/.claude/projects was in datasets' "validation" split when the only project was ~/dev/app:
+    # the user's ds["train"] was a KeyError (loading/folder.py).
+    root = tmp_path / "projects"
+    write(root / project / "a.jsonl", renamed_capture("-app"))
+    dd = load(tmp_path, data_dir=str(root))
+    assert list(dd) == ["train"] and set(doc_ids(dd["train"])) == {f"{project}/a.jsonl"}
+
+
+def test_split_words_a_corpus_author_wrote_still_split_it_or_are_warned_of(tmp_path, caplog):
+    root = tmp_path / "corpus"
+    write(root / "data" / "train.jsonl", renamed_capture("-a"))
+    write(root / "data" / "test.jsonl", renamed_capture("-b"))
+    assert sorted(load(tmp_path, data_dir=str(root))) == ["test", "train"]
+    write(root / "data" / "extra.jsonl", renamed_capture("-c"))  # in no split: the folder is read whole
+    with caplog.at_level(logging.WARNING):
+        dd = load(tmp_path / "again", data_dir=str(root))
+    assert list(dd) == ["train"] and len(set(doc_ids(dd["train"]))) == 3
+    assert "leave out 1 of its 3 files: every file is read into the train split" in caplog.text
 
 
 # ------------------------------------------------------------------------------------------- compression
@@ -919,3 +941,13 @@ def test_max_decompressed_size_stops_a_bomb_naming_the_file_and_the_limit(tmp_pa
 def test_max_decompressed_size_must_be_a_positive_integer(tmp_path):
     with pytest.raises(ValueError, match="max_decompressed_size must be a positive integer"):
         load(tmp_path, str(GOLDENS), split="train", max_decompressed_size=0)
+
+
+@pytest.mark.parametrize("given", ["projects", "./projects/", "projects/../projects"])
+def test_a_relative_data_dir_gives_ids_relative_to_it(tmp_path, monkeypatch, given):
+    # datasets resolves a data_dir before it lists the files; the ids were made relative to the data_dir as typed,
+    # which matched none of them: every row's /origin/document_id was the machine's absolute path.
+    write(tmp_path / "projects" / "-home-me-app" / "a.jsonl", renamed_capture("-app"))
+    monkeypatch.chdir(tmp_path)
+    dd = load(tmp_path, data_dir=given)
+    assert set(doc_ids(dd["train"])) == {"-home-me-app/a.jsonl"}

@@ -12,34 +12,79 @@ without a word. Here the inferred splits are kept when every file of the folder 
 every file goes to ``train``, and a warning says which splits were inferred and how many files they left out.
 ``data_files`` given by the user (with or without ``data_dir``) are read as given.
 
->>> split_folder({"test": ["p/-home-me-test-app/s.jsonl"]}, ["p/-home-me-app/s.jsonl", "p/-home-me-test-app/s.jsonl"])
-({'train': ['p/-home-me-app/s.jsonl', 'p/-home-me-test-app/s.jsonl']}, 1)
+A word in a folder that names a working directory, as harnesses write one (Claude Code and Qwen Code:
+``-home-me-dev-app``, ``C--Users-me-test``; Pi: ``--home-me-dev-app--``), is no split either: one project at
+``~/dev/app`` made every session of the folder a ``validation`` split, and a user's ``ds["train"]`` a KeyError.
+Such a folder name starts with ``-`` (or ``X--``, a Windows drive); a corpus author names a split folder or file
+otherwise.
+
+>>> split_folder({"test": ["p/test/s.jsonl"]}, ["p/app/s.jsonl", "p/test/s.jsonl"])
+({'train': ['p/app/s.jsonl', 'p/test/s.jsonl']}, 1)
 >>> split_folder({"train": ["d/train.jsonl"], "test": ["d/test.jsonl", "d/a.txt"]}, ["d/test.jsonl", "d/train.jsonl"])
 ({'train': ['d/train.jsonl'], 'test': ['d/test.jsonl']}, 0)
+>>> split_folder({"validation": ["p/-home-me-dev-app/s.jsonl"]}, ["p/-home-me-dev-app/s.jsonl"], "p")
+({'train': ['p/-home-me-dev-app/s.jsonl']}, 0)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 from ..sidecars import FOLDER_EXTENSIONS, copies_note
+from .ids import resolved_dir
 
 __all__ = ["install", "split_folder"]
 
 
-def split_folder(inferred: Mapping[str, Sequence[str]], every: Sequence[str]) -> tuple[dict[str, list[str]], int]:
+# datasets' split words (data_files.SPLIT_KEYWORDS) and what may stand beside one (NON_WORDS_CHARS)
+_SPLIT_WORDS = {
+    "train": ("train", "training"),
+    "validation": ("validation", "valid", "dev", "val"),
+    "test": ("test", "testing", "eval", "evaluation"),
+}
+_BESIDE = r"[-._ 0-9]"
+# A folder a harness named after a working directory: -home-me-app (Claude Code, Qwen Code), C--Users-me (Windows),
+# --home-me-app-- (Pi)
+_WORKING_DIRECTORY = re.compile(r"-|[A-Za-z]--")
+
+
+def split_folder(
+    inferred: Mapping[str, Sequence[str]], every: Sequence[str], base: str | None = None
+) -> tuple[dict[str, list[str]], int]:
     """``(splits, left out)``: ``inferred`` (``datasets``' splits of the folder) restricted to ``every`` (the files the
     CLI reads of it) when they cover all of ``every``, else ``{"train": every}`` and how many files the inferred
-    splits left out."""
+    splits left out. A split none of whose files has its word outside a working directory's folder name (paths
+    below ``base``) is no split."""
     readable = set(every)
+    inferred = {
+        split: files
+        for split, files in inferred.items()
+        if any(_named_split(f, split, base) for f in files if f in readable)
+    }
+    if not inferred:
+        return {"train": list(every)}, 0
     kept = {split: [f for f in files if f in readable] for split, files in inferred.items()}
     kept = {split: files for split, files in kept.items() if files}
     covered = {f for files in kept.values() for f in files}
     if covered == readable or not readable:
         return kept, 0
     return {"train": list(every)}, len(readable - covered)
+
+
+def _named_split(path: str, split: str, base: str | None) -> bool:
+    """Whether ``path`` has a word of ``split`` in a part that is not a working directory's folder name (a split
+    datasets knows no word of is taken as named)."""
+    words = _SPLIT_WORDS.get(split)
+    if words is None:
+        return True
+    rel = PurePosixPath(path)
+    if base is not None and rel.is_relative_to(base):
+        rel = rel.relative_to(base)
+    word = re.compile(rf"(?:^|{_BESIDE})(?:{'|'.join(words)})(?:{_BESIDE}|$)", re.IGNORECASE)
+    return any(word.search(part) for part in rel.parts if not _WORKING_DIRECTORY.match(part))
 
 
 def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> Any:
@@ -64,7 +109,7 @@ def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> A
         )
     if note := copies_note(list(listed), base_path, "give them as data_files to read them"):
         logging.get_logger(__name__).warning(f"pchronicle: {note}")
-    splits, left_out = split_folder({str(k): list(v) for k, v in inferred.items()}, every)
+    splits, left_out = split_folder({str(k): list(v) for k, v in inferred.items()}, every, base_path)
     if left_out:
         named = ", ".join(str(k) for k in inferred)
         logging.get_logger(__name__).warning(
@@ -91,7 +136,7 @@ def install(module_name: str) -> None:
         module = resolve(self)
         if self.name != module_name or self.data_files is not None or not self.data_dir:
             return module
-        base_path = Path(self.data_dir).expanduser().resolve().as_posix()  # as datasets resolves it
+        base_path = resolved_dir(self.data_dir)  # as datasets resolves it
         module.builder_kwargs["data_files"] = _folder_data_files(
             module.builder_kwargs["data_files"], base_path, self.download_config
         )

@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
+from pathlib import Path
 
-__all__ = ["document_ids", "strip_protocol"]
+__all__ = ["document_ids", "resolved_dir", "strip_protocol"]
 
 
 def strip_protocol(path: str) -> str:
@@ -26,6 +27,19 @@ def strip_protocol(path: str) -> str:
     if "://" in path:
         path = path.split("://", 1)[1]
     return path.replace(os.sep, "/") if os.sep != "/" else path
+
+
+def resolved_dir(data_dir: str) -> str:
+    """A ``data_dir`` as ``datasets`` resolves a local one before it lists its files (home expanded, made absolute,
+    links followed; a URL or fsspec chain as it is): the base its files' ids are relative to. Given as typed
+    (``data_dir="tests/data"``), it matched none of the resolved files, and every id was a machine path.
+
+    >>> resolved_dir("s3://bucket/logs"), resolved_dir("/") == Path("/").resolve().as_posix()
+    ('s3://bucket/logs', True)
+    """
+    if "://" in data_dir or "::" in data_dir:
+        return data_dir
+    return Path(data_dir).expanduser().resolve().as_posix()
 
 
 def _common_parent(paths: Sequence[str]) -> str:
