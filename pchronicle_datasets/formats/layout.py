@@ -100,6 +100,22 @@ class Layout:
             if key not in used:
                 self.keep(join(base, key), value)
 
+    def record_keys(
+        self, record: Mapping[str, Any] | None, table: Mapping[str, tuple[str, type]], story: dict[str, Any], skip=()
+    ) -> None:
+        """The keys of a record around the conversation (an evaluation record's ``instance_id``, ``metrics``):
+        ``table`` maps a key to a top-level Storyline field and the JSON type it must have; a value of another type,
+        an empty one and every other key (but ``skip``, read by the caller) stay residual."""
+        for key, val in (record or {}).items():
+            if key in skip:
+                continue
+            target, kind = table.get(key, (None, None))
+            if target is not None and isinstance(val, kind) and val:
+                story[target[1:]] = val
+                self.map(f"/{key}", val, target, val)
+            else:
+                self.keep(join("", key), val)
+
     def map_arguments(self, source: str, value: Any, target: str) -> Any:
         """A call's arguments: a JSON string is decoded (mapped when one of ``ARGUMENT_SPELLINGS`` spells it
         back exactly, else also kept as residual, so the exact text survives); any other value is mapped as it

@@ -19,14 +19,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import FormatError, NoConversationError, PchronicleError
-from ...pointer import join
 from ..residual import Residual, origin
 from .fields import AGENT_ID, EXEC_CALLS, EXEC_COMPLETED, EXEC_FIRST, EXEC_NOTICE, HINTS, NAME, usage_metrics
+from .line_keeping import LineKeeping
 
 __all__ = ["read_exec"]
 
 
-class _Reader:
+class _Reader(LineKeeping):
     def __init__(self, document_id: str | None) -> None:
         self.document_id = document_id
         self.kept = Residual(NAME, document_id)
@@ -35,15 +35,6 @@ class _Reader:
         self.story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, document_id)}
         self.turn_start = 0  # the first turn of the current exec turn (turn.started): usage goes to its last
         self.line: int | None = None
-
-    def keep_line(self, i: int, value: Any) -> None:
-        self.kept.keep(f"/{i}", value)
-        self.plan.append(["k"])
-
-    def keep_rest(self, base: str, obj: dict, used: tuple[str, ...]) -> None:
-        for key, value in obj.items():
-            if key not in used:
-                self.kept.keep(join(base, key), value)
 
     def one(self, i: int, value: Any) -> None:
         kind = value.get("type") if isinstance(value, dict) else None

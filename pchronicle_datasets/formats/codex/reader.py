@@ -55,6 +55,7 @@ from .fields import (
     contextual,
     usage_metrics,
 )
+from .line_keeping import LineKeeping
 
 __all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
 
@@ -230,7 +231,7 @@ def _agent_message(item: dict) -> Message:
     return m
 
 
-class _Reader:
+class _Reader(LineKeeping):
     def __init__(self, document_id: str | None, layout: str) -> None:
         self.document_id = document_id
         self.layout = layout
@@ -258,15 +259,6 @@ class _Reader:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
 
     # ------------------------------------------------------------------------------------------ lines
-
-    def keep_line(self, i: int, value: Any) -> None:
-        self.kept.keep(f"/{i}", value)
-        self.plan.append(["k"])
-
-    def keep_rest(self, base: str, obj: dict, used: tuple[str, ...]) -> None:
-        for key, value in obj.items():
-            if key not in used:
-                self.kept.keep(join(base, key), value)
 
     def read(self, items: list[tuple[int, Any]]) -> dict[str, Any]:
         dropped, dropped_turns = _rolled_back(items) if self.layout == "wrapper" else (set(), 0)

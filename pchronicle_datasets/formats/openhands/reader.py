@@ -9,7 +9,6 @@ from typing import Any
 
 from ...errors import FormatError
 from ...jsonio import json_type, try_loads
-from ...pointer import join
 from ..layout import Layout, same, walkable
 from ..residual import origin
 from .fields import CALL_METADATA, FINISH, HISTORY, INVERSE, MESSAGE, NAME, RECORD_KEYS, SYSTEM, SYSTEM_ARGS
@@ -82,15 +81,7 @@ class _Reader:
             else:
                 raise self.error(ptr, "an OpenHands event has an action or an observation (a string)")
         story["turns"] = self.turns
-        for key, val in (record or {}).items():
-            target, kind = RECORD_KEYS.get(key, (None, None))
-            if key == HISTORY:
-                continue
-            if target is not None and isinstance(val, kind) and val:
-                story[target[1:]] = val
-                self.lay.map(f"/{key}", val, target, val)
-            else:
-                self.lay.keep(join("", key), val)
+        self.lay.record_keys(record, RECORD_KEYS, story, skip=(HISTORY,))
         story["meta"] = {NAME: self.lay.hints("array" if record is None else "object")}
         return self.lay.kept.finish(story)
 

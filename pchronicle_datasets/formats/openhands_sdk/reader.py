@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import FormatError, NoConversationError
 from ...jsonio import json_type
-from ...pointer import get, join
+from ...pointer import get
 from ..base import INTERRUPTED
 from ..layout import Layout, same, walkable
 from ..residual import origin
@@ -167,15 +167,7 @@ class _Reader:
         story["turns"] = self.turns
         if self.agent.get("model") is None:
             self.agent.pop("model", None)
-        for key, val in (record or {}).items():
-            target, kind = RECORD_KEYS.get(key, (None, None))
-            if key == HISTORY:
-                continue
-            if target is not None and isinstance(val, kind) and val:
-                story[target[1:]] = val
-                self.lay.map(f"/{key}", val, target, val)
-            else:
-                self.lay.keep(join("", key), val)
+        self.lay.record_keys(record, RECORD_KEYS, story, skip=(HISTORY,))
         if self.stats is not None and "final_metrics" not in story and self.stats[1].get("usage_to_metrics"):
             # the last stats update: the conversation's accumulated metrics at its end
             story["final_metrics"] = self.stats[1]
