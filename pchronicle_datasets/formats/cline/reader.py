@@ -23,7 +23,7 @@ in the user message right after the call is the call's result, as the model saw 
 from __future__ import annotations
 
 import posixpath
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from ...errors import FormatError, NoConversationError
@@ -102,7 +102,7 @@ def time_of(ts: Any) -> str | None:
     """
     if type(ts) is not int or not 0 <= ts < 253402300800000:  # years 1970–9999
         return None
-    moment = datetime.fromtimestamp(ts // 1000, UTC)
+    moment = datetime.fromtimestamp(ts // 1000, timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ts % 1000:03d}Z"
 
 
