@@ -178,8 +178,10 @@ def json_ratio(work: Path, n_files: int, size: int, runs: int) -> dict:
 # The registry's formats, each written by this project's own writer from the same Storyline documents; the
 # session-log formats one file per session, as their tools write them (``convert --per-document``).
 FORMATS = ("openai-msg", "storyline", "sharegpt", "chat", "atif", "swe-agent", "mini-swe-agent", "openhands",
-           "role-text", "claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli", "cursor")  # fmt: skip
-PER_DOCUMENT = {"claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli", "cursor"}
+           "openhands-sdk", "role-text", "claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli",
+           "cursor", "cline", "qwen-code")  # fmt: skip
+PER_DOCUMENT = {"claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli", "cursor", "cline", "qwen-code",
+                "openhands-sdk"}  # fmt: skip
 
 
 def format_files(work: Path, size: int, copies: int) -> dict[str, list[Path]]:
