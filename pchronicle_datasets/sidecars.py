@@ -154,11 +154,11 @@ def join_members(values: Sequence[bytes]) -> bytes:
 
 def pair(names: Sequence[str], paths: Sequence[str] | None = None) -> tuple[list[int], dict[int, int]]:
     """``(documents, sidecars)``: the indices of the files that are documents, and for each of those that has a
-        sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
-        too: a lone ``x.meta.json`` stays a document (and detection says what it is). The members of a group
+    sidecar among ``names``, the sidecar's index. A file is a sidecar only when the file it informs is listed
+    too: a lone ``x.meta.json`` stays a document (and detection says what it is). The members of a group
     (``groups``) but the first are no documents: the first's reader gets them all. An index file (``index_files``)
-        is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
-        the folders an index file's name may require."""
+    is no document; ``paths`` (the same files as given, when ``names`` are ids relative to a ``data_dir``) keep
+    the folders an index file's name may require."""
     where = {name: i for i, name in enumerate(names)}
     sidecars: dict[int, int] = {}
     for i, name in enumerate(names):
