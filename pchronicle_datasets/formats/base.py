@@ -229,6 +229,15 @@ class Members(Protocol):
     def member_of(self, name: str) -> str | None: ...
 
 
+@runtime_checkable
+class Database(Protocol):
+    """The harness keeps its sessions in a SQLite database (``pchronicle_datasets/formats/database.py``):
+    ``DATABASE_TABLES`` are the tables that name such a database (detection reads them), and ``iter_records`` also
+    takes the database's bytes (``database.read_database``), giving one record per session."""
+
+    DATABASE_TABLES: frozenset[str]
+
+
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).
 CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "splittable": (Splittable, ("SPLITTABLE", "iter_records")),
@@ -243,6 +252,7 @@ CAPABILITIES: dict[str, tuple[type, tuple[str, ...]]] = {
     "document_suffix": (DocumentSuffix, ("DOCUMENT_SUFFIX",)),
     "index_files": (IndexFiles, ("INDEX_FILES",)),
     "members": (Members, ("MEMBERS", "member_of")),
+    "database": (Database, ("DATABASE_TABLES",)),
 }
 
 
