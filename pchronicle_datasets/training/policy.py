@@ -51,6 +51,10 @@ _COMPACTION = frozenset({"compact_summary"})
 # The key of a context turn's ``extra`` that the Codex and Pi readers write for a compaction: Codex's ``compacted``
 # lines and ``compaction`` items, Pi's ``compaction`` entries (their summary is the turn's message).
 _COMPACTION_EXTRA = "compaction"
+# ``/parent/rel`` values of a child document that is no subagent: a compaction sidechain (its own flag), and a
+# session branched from another one (``"fork"``: Claude Code's ``forkedFrom``, Codex's ``forked_from_id``), the
+# user's own conversation whose copied history is marked ``copied`` turn by turn.
+_NOT_SUBAGENT = frozenset({"compaction", "fork"})
 _CALL_BLOCK = re.compile(re.escape(TOOL_CALL[0]) + r".*?" + re.escape(TOOL_CALL[1]) + r"\n?", re.S)
 
 
@@ -199,7 +203,7 @@ def flags(example: Mapping[str, Any]) -> list[str]:
     rel = parent.get("rel") if isinstance(parent, Mapping) else None
     if contexts & _COMPACTION or rel == "compaction" or any(_compaction_turn(t) for t in turns):
         out.append("compaction")
-    if isinstance(parent, Mapping) and rel != "compaction":
+    if isinstance(parent, Mapping) and rel not in _NOT_SUBAGENT:
         out.append("subagent")
     if _unanswered(story, turns):
         out.append("tool_call_unanswered")
