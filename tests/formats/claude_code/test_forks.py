@@ -130,3 +130,35 @@ def test_a_folder_with_a_parent_and_its_forks(tmp_path, capsys):
     assert len(chat[by_row[PARENT_ID]]["messages"]) == len(own[by_row[PARENT_ID]]["messages"]) == 4
     assert (len(chat[k]["messages"]), len(own[k]["messages"])) == (6, 2)
     assert main(["inspect", str(project / BRANCH.name.replace(".written", "")), "--losses"]) == 0
+
+
+def test_no_policy_trains_a_copy():
+    # A branch the user left without asking anything (/branch writes the file at once): all its answers are
+    # copies, trained in the parent's row; no policy trains them again.
+    text = "".join(line + "\n" for line in BRANCH.read_text().splitlines()[:6])
+    (doc,) = claude_code.decode(text, BRANCH.name)
+    assert all(t.get("copied") for t in doc["turns"]) and len(doc["turns"]) == 3
+    for trainable in ("last", "final_answer"):
+        assert not any(m["train"] for m in pc.to_messages(doc, trainable=trainable)["messages"])
+        assert not any(c["train"] for c in pc.to_sharegpt(doc, trainable=trainable)["conversations"])
+        assert not any(
+            c["train"] for c in pc.to_sharegpt(doc, trainable=trainable, dialect="llamafactory")["conversations"]
+        )
+    assert pc.to_prompt_completion(doc)["completion"] == []
+    # the branch with its own answer: every form trains that answer and nothing of the copy
+    (doc,) = claude_code.decode(BRANCH.read_bytes(), BRANCH.name)
+    conv = pc.to_sharegpt(doc, trainable="final_answer")["conversations"]
+    assert [c["value"].endswith("from A to Z.") for c in conv if c["train"]] == [True]
+    assert pc.to_prompt_completion(doc)["completion"][0]["content"].endswith("from A to Z.")
+    masked = pc.to_messages(doc, mask_tool_arguments=True)["messages"]  # "all" with a policy: the fork's own only
+    assert [m["content"] for m in masked if m["train"]] == ["Sorted: the file now lists the colors from A to Z."]
+
+
+def test_the_cli_marks_the_same(tmp_path):
+    out = tmp_path / "sft"
+    assert main(["convert", str(BRANCH), "--to", "sharegpt", "--trainable", "last", "-o", str(out)]) == 0
+    (record,) = [json.loads(line) for f in sorted(out.rglob("*.jsonl")) for line in f.read_text().splitlines()]
+    conv = record["conversations"] if isinstance(record, dict) else record
+    assert [c["value"] for c in conv if c["train"]] == [
+        pc.to_sharegpt(claude_code.decode(BRANCH.read_bytes(), BRANCH.name)[0])["conversations"][-1]["value"]
+    ]
