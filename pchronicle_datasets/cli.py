@@ -521,11 +521,13 @@ def _write(
     fmt = get_format(args.target)
     options = {}
     if policy:  # the ShareGPT writer's elements get train marks (policy.sharegpt_marks, as to_sharegpt gives them)
-        from .training.policy import sharegpt_marks
+        from .training.policy import copied_answers, sharegpt_marks
 
         trainable = policy.get("trainable", "all")
         mask = policy.get("mask_tool_arguments", False)
-        options["train_marks"] = lambda conv: sharegpt_marks(conv, trainable, mask_tool_arguments=mask)
+        options["train_marks"] = lambda conv, story: sharegpt_marks(
+            conv, trainable, mask_tool_arguments=mask, copied=copied_answers(story)
+        )
     count = 0
     if args.per_document:
         # RFC-0001's file convention, with names made safe: a session id never leaves OUT or clashes. The names

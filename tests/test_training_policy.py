@@ -70,9 +70,11 @@ def test_the_default_is_todays_output_and_a_policy_only_adds_marks(name, story):
             assert [{"from": c["from"], "value": c["value"]} for c in conv] == plain_sharegpt["conversations"]
 
 
-def _expected(messages, trainable, mask):
-    """The policy restated from the issue, on the object form."""
-    agent = _assistants(messages)
+def _expected(messages, trainable, mask, story):
+    """The policy restated from the issue, on the object form: never a copied turn's message (a fork's copy, an
+    ATIF step of copied context), so "last" is the last the conversation gave itself."""
+    own = [t for t in story["turns"] if t["src"] == "agent"]
+    agent = [i for i, turn in zip(_assistants(messages), own, strict=True) if not turn.get("copied")]
     if trainable == "last":
         agent = agent[-1:]
     elif trainable == "final_answer":
@@ -95,7 +97,7 @@ def _expected(messages, trainable, mask):
 @pytest.mark.parametrize("mask", [False, True])
 def test_train_is_true_exactly_on_the_policys_assistant_messages(name, story, trainable, mask):
     plain = pc.to_messages(story, arguments="object")["messages"]
-    want = _expected(plain, trainable, mask)
+    want = _expected(plain, trainable, mask, story)
     if trainable == "all" and not mask:
         return  # no marks: every assistant message is trained by the trainer's role rule
     out = pc.to_messages(story, trainable=trainable, mask_tool_arguments=mask)["messages"]  # dataset form

@@ -44,7 +44,7 @@ from .output_features import (
     SHAREGPT_TRAIN_FEATURES,
     encode_messages,
 )
-from .policy import check_trainable, message_marks, sharegpt_marks
+from .policy import check_trainable, copied_answers, message_marks, sharegpt_marks
 from .sharegpt_rows import row_elements, table_elements
 
 try:  # the batch ``ds.map(..., batched=True)`` passes: its Arrow table is read instead of its Python columns
@@ -287,8 +287,16 @@ def to_sharegpt(
             strict=strict,
         )
         if _is_batch(example):
-            return {"conversations": [_with_marks(conv, marked(conv)) for conv in plain_out["conversations"]]}
-        return {"conversations": _with_marks(plain_out["conversations"], marked(plain_out["conversations"]))}
+            size = len(plain_out["conversations"])
+            rows = ({k: v[i] for k, v in example.items()} for i in range(size))
+            return {
+                "conversations": [
+                    _with_marks(conv, marked(conv, copied=_copied(row, drop_copied)))
+                    for conv, row in zip(plain_out["conversations"], rows, strict=True)
+                ]
+            }
+        conv = plain_out["conversations"]
+        return {"conversations": _with_marks(conv, marked(conv, copied=_copied(example, drop_copied)))}
     plain = empty_think and not (keep_system_prompt or drop_copied or keep_invalid_args)  # what sharegpt_rows renders
     from_row = functools.partial(_sharegpt_from_row, strict=strict) if plain else None
     if from_row is not None and not _is_batch(example):
@@ -333,10 +341,20 @@ def _llamafactory(
         out = render_messages(
             story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer="system"
         )
-        marks = message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments) if policy else None
+        copied = copied_answers(story, drop_copied=drop_copied)
+        marks = (
+            message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments, copied=copied)
+            if policy
+            else None
+        )
         return strict_record(out["messages"], out["tools"], marks)
 
     return _run("to_sharegpt", example, convert, strict)
+
+
+def _copied(example: Mapping[str, Any], drop_copied: bool) -> list[bool]:
+    """``policy.copied_answers`` of one example, a document or a dataset row."""
+    return copied_answers(training_view(example) if is_row(example) else example, drop_copied=drop_copied)
 
 
 def _with_marks(items: list[dict[str, Any]], marks: list[bool]) -> list[dict[str, Any]]:
@@ -537,7 +555,8 @@ def to_messages(
             developer=developer,
         )
         if policy:
-            marks = message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments)
+            copied = copied_answers(story, drop_copied=drop_copied)
+            marks = message_marks(out["messages"], trainable, mask_tool_arguments=mask_tool_arguments, copied=copied)
             for msg, mark in zip(out["messages"], marks, strict=True):
                 msg["train"] = mark
         return encode_messages(out) if arguments == "string" else out
@@ -586,7 +605,8 @@ def to_prompt_completion(
             story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer=developer
         )
         messages = out["messages"]
-        marks = message_marks(messages, trainable, mask_tool_arguments=mask_tool_arguments)
+        copied = copied_answers(story, drop_copied=drop_copied)
+        marks = message_marks(messages, trainable, mask_tool_arguments=mask_tool_arguments, copied=copied)
         trained = [i for i, mark in enumerate(marks) if mark]
         if not trained:
             return {"prompt": messages, "completion": [], "tools": out["tools"]}

@@ -5,7 +5,8 @@ Factory's ``mask_history``, NeMo's ``train_on_last_turn_only``), ``"final_answer
 without a tool call; none when the conversation has none). ``mask_tool_arguments=True`` also leaves out the
 assistant messages whose only content is a call. The marks are computed on the rendered output, so
 ``to_messages`` and ``to_sharegpt`` agree message for message (one assistant message / ``gpt`` element per agent
-turn).
+turn). A policy never trains the message of a copied agent turn (``copied: true``: a fork's copy of its parent's
+answers, an API error the harness wrote; ``copied_answers``): "last" is the last one the conversation itself gave.
 
 >>> train_marks([("user", False, False), ("assistant", True, True), ("tool", False, False),
 ...              ("assistant", False, False)], "final_answer")
@@ -13,6 +14,9 @@ turn).
 >>> train_marks([("user", False, False), ("assistant", True, True), ("assistant", False, False)], "all",
 ...             mask_tool_arguments=True)
 [False, False, True]
+>>> train_marks([("user", False, False), ("assistant", False, False), ("user", False, False),
+...              ("assistant", False, False)], "last", copied=[False, True])
+[False, True, False, False]
 """
 
 from __future__ import annotations
@@ -26,7 +30,16 @@ from ..formats.base import INTERRUPTED
 from ..linking import place_results
 from ..markup_tags import EMPTY_THINK, THINK, TOOL_CALL
 
-__all__ = ["FLAGS", "TRAINABLE", "check_trainable", "flags", "message_marks", "sharegpt_marks", "train_marks"]
+__all__ = [
+    "FLAGS",
+    "TRAINABLE",
+    "check_trainable",
+    "copied_answers",
+    "flags",
+    "message_marks",
+    "sharegpt_marks",
+    "train_marks",
+]
 
 TRAINABLE = ("all", "last", "final_answer")
 
@@ -51,6 +64,10 @@ _COMPACTION = frozenset({"compact_summary"})
 # The key of a context turn's ``extra`` that the Codex and Pi readers write for a compaction: Codex's ``compacted``
 # lines and ``compaction`` items, Pi's ``compaction`` entries (their summary is the turn's message).
 _COMPACTION_EXTRA = "compaction"
+# ``/parent/rel`` values of a child document that is no subagent: a compaction sidechain (its own flag), and a
+# session branched from another one (``"fork"``: Claude Code's ``forkedFrom``, Codex's ``forked_from_id``), the
+# user's own conversation whose copied history is marked ``copied`` turn by turn.
+_NOT_SUBAGENT = frozenset({"compaction", "fork"})
 _CALL_BLOCK = re.compile(re.escape(TOOL_CALL[0]) + r".*?" + re.escape(TOOL_CALL[1]) + r"\n?", re.S)
 
 
@@ -59,13 +76,36 @@ def check_trainable(trainable: str) -> None:
         raise ValueError(f'trainable is "all", "last" or "final_answer", got {trainable!r}')
 
 
+def copied_answers(story: Mapping[str, Any], *, drop_copied: bool = False) -> list[bool]:
+    """One flag per assistant message a rendering of ``story`` gives (one per agent turn, in order; the copied ones
+    left out when ``drop_copied``): whether its turn is a copy (``copied: true``), which no policy trains.
+
+    >>> copied_answers({"turns": [{"src": "user"}, {"src": "agent", "copied": True}, {"src": "agent"}]})
+    [True, False]
+    """
+    return [
+        bool(t.get("copied"))
+        for t in story.get("turns") or ()
+        if isinstance(t, Mapping) and t.get("src") == "agent" and not (drop_copied and t.get("copied"))
+    ]
+
+
 def train_marks(
-    kinds: list[tuple[str, bool, bool]], trainable: str, *, mask_tool_arguments: bool = False
+    kinds: list[tuple[str, bool, bool]],
+    trainable: str,
+    *,
+    mask_tool_arguments: bool = False,
+    copied: list[bool] | None = None,
 ) -> list[bool]:
     """One mark per message: trained or not. ``kinds``: ``(role, has_call, call_only)`` per message, the role
-    ``"assistant"`` for the model's messages."""
+    ``"assistant"`` for the model's messages; ``copied``: one flag per assistant message (``copied_answers``), the
+    copies never trained (a count that does not match is an error: the rendering broke its one message per turn)."""
     check_trainable(trainable)
     agent = [i for i, (role, _, _) in enumerate(kinds) if role == "assistant"]
+    if copied is not None:
+        if len(copied) != len(agent):
+            raise ValueError(f"{len(agent)} assistant message(s) rendered for {len(copied)} agent turn(s)")
+        agent = [i for i, copy in zip(agent, copied, strict=True) if not copy]
     if trainable == "last":
         agent = agent[-1:]
     elif trainable == "final_answer":
@@ -76,17 +116,29 @@ def train_marks(
     return [i in chosen for i in range(len(kinds))]
 
 
-def message_marks(messages: list[Mapping[str, Any]], trainable: str, *, mask_tool_arguments: bool = False):
+def message_marks(
+    messages: list[Mapping[str, Any]],
+    trainable: str,
+    *,
+    mask_tool_arguments: bool = False,
+    copied: list[bool] | None = None,
+):
     """``train_marks`` of ``to_messages``' messages: a call-only message has calls, no text, no reasoning."""
     kinds = []
     for m in messages:
         calls = bool(m.get("tool_calls"))
         only = calls and not (m.get("content") or "").strip() and not (m.get("reasoning_content") or "").strip()
         kinds.append((m.get("role"), calls, only))
-    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments)
+    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments, copied=copied)
 
 
-def sharegpt_marks(conversations: list[Mapping[str, Any]], trainable: str, *, mask_tool_arguments: bool = False):
+def sharegpt_marks(
+    conversations: list[Mapping[str, Any]],
+    trainable: str,
+    *,
+    mask_tool_arguments: bool = False,
+    copied: list[bool] | None = None,
+):
     """``train_marks`` of ``to_sharegpt``'s elements: a ``gpt`` value with a ``<tool_call>`` block has a call; it
     is call-only when nothing but the blocks and an empty ``<think>`` is left."""
     kinds = []
@@ -98,7 +150,7 @@ def sharegpt_marks(conversations: list[Mapping[str, Any]], trainable: str, *, ma
             rest = rest[len(EMPTY_THINK) :]
         only = calls and not rest.strip() and THINK[0] not in rest
         kinds.append(("assistant" if c.get("from") == "gpt" else c.get("from"), calls, only))
-    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments)
+    return train_marks(kinds, trainable, mask_tool_arguments=mask_tool_arguments, copied=copied)
 
 
 def _context(turn: Mapping[str, Any]) -> str | None:
@@ -199,7 +251,7 @@ def flags(example: Mapping[str, Any]) -> list[str]:
     rel = parent.get("rel") if isinstance(parent, Mapping) else None
     if contexts & _COMPACTION or rel == "compaction" or any(_compaction_turn(t) for t in turns):
         out.append("compaction")
-    if isinstance(parent, Mapping) and rel != "compaction":
+    if isinstance(parent, Mapping) and rel not in _NOT_SUBAGENT:
         out.append("subagent")
     if _unanswered(story, turns):
         out.append("tool_call_unanswered")

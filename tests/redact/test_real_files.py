@@ -47,6 +47,16 @@ EXPECTED = {
     "chat/shapes/responses_vercel-ai_openai-reasoning-encrypted-content.1.json": {"opaque-reasoning": 1},
     "claude_code/entire_2.0.76/488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl": {"user-path": 35, "opaque-reasoning": 6},
     "claude_code/entire_2.1.1_task/c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl": {"user-path": 8, "opaque-reasoning": 2},
+    # the two forks of that session (the 6 copied records, 2 of their own): its paths and signatures, and the own
+    # records' cwd
+    "claude_code/fork_2.1.1/c01ff5a5-f02c-4b7e-9d1a-5b2a7e0c1f01.written.jsonl": {
+        "user-path": 10,
+        "opaque-reasoning": 2,
+    },
+    "claude_code/fork_2.1.1/c01ff5a5-f02c-4b7e-9d1a-5b2a7e0c1f02.written.jsonl": {
+        "user-path": 10,
+        "opaque-reasoning": 2,
+    },
     "claude_code/entire_2.1.36_compact/53ea1606-cf60-417b-928a-068324ecc7b3.excerpt.jsonl": {
         "user-path": 29,
         "opaque-reasoning": 2,

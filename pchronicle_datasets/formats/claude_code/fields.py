@@ -180,6 +180,28 @@ def _prompt(prompt: object) -> bool:
 SPAWN_TOOLS = ("Task", "Agent")
 REL_SPAWN = "spawn"  # RFC-0001's default relation: delegated work
 REL_COMPACTION = "compaction"  # the agent-acompact-* sidechain that wrote a compaction summary
+REL_FORK = "fork"  # a session branched from another one (``forkedFrom``): the other is its parent
+
+#: The key a branched session's copied records carry: ``/branch`` (commands/branch/branch.ts, 2.0.x to 2.1.2xx) and
+#: the Agent SDK's ``forkSession`` copy the parent's conversation into the new ``<id>.jsonl``, each record with the
+#: new ``sessionId`` and ``{"forkedFrom": {"sessionId": <the parent>, "messageUuid": <its uuid there>}}``; the
+#: records the new session writes itself have none. Such a record's turn is a context turn
+#: (``extra.claude_code.context`` ``FORK_CONTEXT``): the model saw it, the fork did not do it.
+FORKED_FROM = "forkedFrom"
+FORK_CONTEXT = "fork"
+
+
+def forked_from(value: object) -> str | None:
+    """The parent session a record was copied from (``FORKED_FROM``), or None.
+
+    >>> forked_from({"type": "user", "forkedFrom": {"sessionId": "p1", "messageUuid": "u1"}}), forked_from({})
+    ('p1', None)
+    """
+    source = value.get(FORKED_FROM) if isinstance(value, dict) else None
+    sid = source.get("sessionId") if isinstance(source, dict) else None
+    return sid if isinstance(sid, str) and sid else None
+
+
 COMPACTION_AGENT = "acompact"  # agent ids of compaction sidechains start with it
 
 #: The sidecar of a 2.1.x subagent file: ``agent-<id>.jsonl`` beside ``agent-<id>.meta.json``.

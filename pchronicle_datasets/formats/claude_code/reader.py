@@ -42,17 +42,20 @@ from .fields import (
     EFFORT,
     ENV_STATE,
     ENVELOPE_KEYS,
+    FORK_CONTEXT,
     HINTS,
     INTERRUPT_MARKERS,
     NAME,
     QUEUED,
     REL_COMPACTION,
+    REL_FORK,
     REL_SPAWN,
     SPAWN_TOOLS,
     SUBAGENT_PREFIX,
     SYNTHETIC,
     SYNTHETIC_MODEL,
     child_session,
+    forked_from,
     harness_origin,
     queued_prompt,
 )
@@ -124,6 +127,8 @@ class _Session:
         self.usage: dict[int, list[Any]] = {}  # turn index → the usage objects of its fragments
         self.agents: dict[str, str] = {}  # tool_use id → toolUseResult.agentId of its result
         self.response: tuple[str, int] | None = None  # (message.id, turn index) of the latest response
+        self.forked_from: str | None = None  # the session the first copied record (``forkedFrom``) came from
+        self.fork_turns: set[int] = set()  # the turns of records copied from it
 
     def message(self, i: int, value: dict, mask: int) -> dict[str, Any] | None:
         """The export hint of a message record of the conversation, or None when its message is not one."""
@@ -178,6 +183,16 @@ class _Session:
                 if isinstance(r.call_id, str):
                     self.agents[r.call_id] = result["agentId"]
         return hint
+
+    def copied(self, first: int, parent: str) -> None:
+        """The turns from ``first`` on came from a record a branched session copied from ``parent``
+        (``fields.FORKED_FROM``): context turns of the fork (one already context keeps why it is)."""
+        if self.forked_from is None:
+            self.forked_from = parent
+        for t in range(first, len(self.b.turns)):
+            self.fork_turns.add(t)
+            if not self.b.turns[t].get("copied"):
+                _context_turn(self.b.turns[t], FORK_CONTEXT)
 
     def queued(self, i: int, value: dict, mask: int) -> dict[str, Any] | None:
         """The export hint of a message queued mid-turn (``fields.queued_prompt``) on the conversation: a user turn
@@ -249,8 +264,11 @@ def read_session(lines: list[tuple[int, int, Any]], document_id: str | None, sid
             continue
         mask = _mask(value, shared)
         entry: dict[str, Any] = {"e": mask} if mask else {}
+        before = len(s.b.turns)
         hint = s.message(i, value, mask) if i in members and is_message_record(value) else None
         queued = s.queued(i, value, mask) if i in members and hint is None else None
+        if (hint is not None or queued is not None) and (parent := forked_from(value)) is not None:
+            s.copied(before, parent)
         if hint is not None:
             entry["m"] = hint
         elif queued is not None:
@@ -305,6 +323,8 @@ def _document(s: _Session, shared: dict[str, Any], sidecar: Any) -> dict[str, An
         story["children"] = children
     if child:
         story["parent"] = _parent(session_id or stem, agent_id, sidecar)
+    elif s.forked_from is not None:
+        story["parent"] = {"psid": s.forked_from, "rel": REL_FORK}
     hints: dict[str, Any] = {"lines": s.hints, "shared": shared, "counts": s.counts}
     interrupted = sum(1 for t in turns if t["src"] == "user" and t.get("msg") in INTERRUPT_MARKERS)
     if interrupted:
@@ -324,16 +344,19 @@ def _document(s: _Session, shared: dict[str, Any], sidecar: Any) -> dict[str, An
 
 def _children(s: _Session, session_id: str) -> list[str]:
     """The sessions of the subagents this conversation started, in call order; each spawning call says its
-    child in ``extra.subagent``."""
+    child in ``extra.subagent``. A call a branched session copied from its parent (``fields.FORKED_FROM``) started
+    the parent's subagent (its file is the parent's, its lines the parent's ``sessionId``): the call names that
+    session, and the fork does not list it as its own child."""
     children: list[str] = []
-    for turn in s.b.turns:
+    for t, turn in enumerate(s.b.turns):
+        copied = t in s.fork_turns and s.forked_from is not None
         for call in turn.get("tool_calls") or ():
             agent = s.agents.get(s.b.source_ids.get(call["tcid"], call["tcid"]))
             if agent is None or call["fn"] not in SPAWN_TOOLS:
                 continue
-            child = child_session(session_id, agent)
+            child = child_session(s.forked_from if copied else session_id, agent)
             call.setdefault("extra", {})["subagent"] = child
-            if child not in children:
+            if not copied and child not in children:
                 children.append(child)
     return children
 

@@ -46,6 +46,17 @@ SESSION = {
     "cli_version": ("agent", "ver", "str"),
     "originator": ("agent", "name", "str"),
 }
+#: A fork's ``session_meta`` names the thread it was forked from: ``/parent`` ``{"psid": <it>, "rel": REL_FORK}``
+#: (when no parent thread makes it a subagent; the value stays residual).
+FORKED_FROM = "forked_from_id"
+REL_FORK = "fork"
+#: A subagent given its parent's history (newer builds, lines with ``ordinal``): its ``session_meta`` says the first
+#: ordinal that is the subagent's own; the lines below it are the parent's history, replayed for context (a reading
+#: of codex-rs: its state projection skips them, ``ordinal < start``). Their turns are context turns of the
+#: subagent (``copied: true``, ``extra.codex.context`` ``INHERITED``). Older forks replay without ordinals, and no
+#: line says where the replay ends: their turns are not marked (docs/formats/codex.md, "Forks").
+HISTORY_START = "subagent_history_start_ordinal"
+INHERITED = "inherited"
 #: The content part type a plain-text message of a role is written with (documents of other formats).
 TEXT_PART = {"assistant": "output_text"}  # every other role: input_text
 

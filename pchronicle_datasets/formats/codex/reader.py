@@ -44,12 +44,16 @@ from .fields import (
     EXEC_END,
     EXEC_FIRST,
     FAILED_OUTPUT_PREFIXES,
+    FORKED_FROM,
     HINTS,
+    HISTORY_START,
     HOSTED_ARGS,
     HOSTED_FN,
     HOSTED_OUTPUTS,
+    INHERITED,
     NAME,
     PRE_WRAPPER_HEADER,
+    REL_FORK,
     SESSION,
     WRAPPER_TYPES,
     contextual,
@@ -254,6 +258,7 @@ class _Reader(LineKeeping):
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
         self.exec_ends: dict[str, int] = {}  # exec_command_end: call_id → exit code
         self.line: int | None = None
+        self.history_start: int | None = None  # fields.HISTORY_START of the session's meta
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -267,8 +272,24 @@ class _Reader(LineKeeping):
             if line in dropped:
                 self.keep_line(i, value)
                 continue
+            before = len(self.turns)
             self.one(i, value)
+            if self.inherited(value):
+                self.mark_inherited(before)
         return self.finish(len(dropped), dropped_turns)
+
+    def inherited(self, value: Any) -> bool:
+        """A line of the parent's history a subagent was given (``fields.HISTORY_START``): its ``ordinal`` is below
+        the first of the subagent's own."""
+        ordinal = value.get("ordinal") if isinstance(value, dict) else None
+        return self.history_start is not None and type(ordinal) is int and ordinal < self.history_start
+
+    def mark_inherited(self, first: int) -> None:
+        """The turns from ``first`` on are the parent's, replayed: context turns (one already context keeps why)."""
+        for turn in self.turns[first:]:
+            if not turn.get("copied"):
+                turn.update(copied=True, kind="context")
+                turn.setdefault("extra", {}).setdefault(NAME, {})["context"] = INHERITED
 
     def one(self, i: int, value: Any) -> None:
         if self.layout == "bare":
@@ -315,8 +336,14 @@ class _Reader(LineKeeping):
         self.keep_rest(f"/{i}", value, ("type", "payload"))
         self.session_fields(f"/{i}/payload", payload)
         parent = parent_thread(payload)
+        fork = payload.get(FORKED_FROM)
         if parent is not None:
             self.story["parent"] = {"psid": parent, "rel": "spawn"}
+        elif isinstance(fork, str) and fork:
+            self.story["parent"] = {"psid": fork, "rel": REL_FORK}
+        start = payload.get(HISTORY_START)
+        if type(start) is int and start > 0:
+            self.history_start = start
         self.plan.append(["s"])
 
     def session_fields(self, base: str, obj: dict) -> None:

@@ -61,7 +61,7 @@ def record(
     story: dict[str, Any],
     *,
     carry_residual: bool = False,
-    train_marks: Callable[[list[dict[str, Any]]], list[bool]] | None = None,
+    train_marks: Callable[[list[dict[str, Any]], dict[str, Any]], list[bool]] | None = None,
     **options: Any,
 ) -> Any:
     """The JSON value of one trajectory record for a Storyline document.
@@ -70,14 +70,14 @@ def record(
     export hints restore every byte the reader did not map); any other is written as a trajectory record
     with ``conversations`` and, when the document has them, ``timestamp``, ``model``, ``completed`` and
     ``partial``; ``carry_residual=True`` adds other formats' residual in a version-1 ``_storyline`` envelope.
-    ``train_marks`` (a training policy's marks of the elements, ``training.policy.sharegpt_marks``, given by the
-    caller: a format never imports ``training/``) adds ``train`` to every element.
+    ``train_marks`` (a training policy's marks of the elements and the document, ``training.policy.sharegpt_marks``,
+    given by the caller: a format never imports ``training/``) adds ``train`` to every element.
     """
     value = _record(story, carry_residual=carry_residual, **options)
     if train_marks is None:
         return value
     conv = value["conversations"] if isinstance(value, dict) else value
-    marked = [{**e, "train": m} for e, m in zip(conv, train_marks(conv), strict=True)]
+    marked = [{**e, "train": m} for e, m in zip(conv, train_marks(conv, story), strict=True)]
     return {**value, "conversations": marked} if isinstance(value, dict) else marked
 
 

@@ -58,7 +58,9 @@ def story(path: Path, sidecar: bytes | None = None) -> dict:
 
 
 def test_the_files_are_there_and_detected():
-    assert len(FILES) == 16  # 15 of the wild, and queued_2.1.280's .written file (test_queued.py)
+    # 15 of the wild, queued_2.1.280's .written file (test_queued.py), and fork_2.1.1's two forks of entire_2.1.1_task's
+    # session, written as Claude Code writes them (test_forks.py)
+    assert len(FILES) == 18
     for path in FILES:
         assert detect(path.read_bytes(), path.name).NAME == "claude-code"
 

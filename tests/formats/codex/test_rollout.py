@@ -359,6 +359,10 @@ def test_a_forked_rollout_that_replays_its_parents_history_is_one_session(meta):
     ]  # fmt: skip
     (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
     assert story["session"] == "child" and [t["msg"] for t in story["turns"]] == ["old", "hello"]
+    # a fork names where it came from; a subagent its spawner
+    assert story["parent"] == {"psid": "parent", "rel": "fork" if "forked_from_id" in meta else "spawn"}
+    # no line of such a replay says where it ends (no ordinals): its turns are not marked (codex.md, "Forks")
+    assert not any(t.get("copied") for t in story["turns"])
     fields = source_fields(story, "codex")["fields"]
     assert fields["/1"] == lines[1] and fields["/2"] == lines[2]  # the replayed metas, residual whole
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
@@ -366,6 +370,79 @@ def test_a_forked_rollout_that_replays_its_parents_history_is_one_session(meta):
     other = {**story, "session": "parent", "meta": {}, "unknown_fields": {}, "origin": {"format": "chat"}}
     other.pop("parent", None)
     assert [d["session"] for d in codex.decode(codex.encode([story, other]), "two.jsonl")] == ["child", "parent"]
+
+
+# A subagent given its parent's history in a build that numbers its lines (``ordinal``), in the shape of a public
+# session viewer's fixture (flanksource/captain, pkg/session: a child meta with ``forked_from_id``,
+# ``parent_thread_id`` and ``subagent_history_start_ordinal``, then the parent's meta, turn context and items
+# replayed under the child's ordinals, then the child's own); the words and ids are made up.
+INHERITING = [
+    {"timestamp": "2026-08-20T09:29:32.898Z", "ordinal": 0, "type": "session_meta",
+     "payload": {"id": "child-thread", "session_id": "root-thread", "forked_from_id": "root-thread",
+                 "parent_thread_id": "root-thread", "thread_source": "subagent", "agent_path": "/root/contract",
+                 "subagent_history_start_ordinal": 7}},
+    {"timestamp": "2026-08-20T09:29:32.898Z", "ordinal": 1, "type": "session_meta",
+     "payload": {"id": "root-thread", "session_id": "root-thread", "thread_source": "user"}},
+    {"timestamp": "2026-08-20T09:29:32.899Z", "ordinal": 2, "type": "turn_context",
+     "payload": {"turn_id": "root-turn", "model": "gpt-5.5", "effort": "medium"}},
+    {"timestamp": "2026-08-20T09:29:32.899Z", "ordinal": 3, "type": "response_item",
+     "payload": {"type": "message", "role": "user",
+                 "content": [{"type": "input_text",
+                              "text": "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"}]}},
+    {"timestamp": "2026-08-20T09:29:32.899Z", "ordinal": 4, "type": "response_item",
+     "payload": {"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": "check the contract"}]}},
+    {"timestamp": "2026-08-20T09:29:32.900Z", "ordinal": 5, "type": "response_item",
+     "payload": {"type": "function_call", "call_id": "call_1", "name": "spawn_agent", "arguments": "{}"}},
+    {"timestamp": "2026-08-20T09:29:32.900Z", "ordinal": 6, "type": "response_item",
+     "payload": {"type": "function_call_output", "call_id": "call_1", "output": "spawned"}},
+    {"timestamp": "2026-08-20T09:29:35.000Z", "ordinal": 7, "type": "turn_context",
+     "payload": {"turn_id": "child-turn", "model": "gpt-5.5", "effort": "medium"}},
+    {"timestamp": "2026-08-20T09:29:35.001Z", "ordinal": 8, "type": "response_item",
+     "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "read clause 4"}]}},
+    {"timestamp": "2026-08-20T09:29:36.000Z", "ordinal": 9, "type": "response_item",
+     "payload": {"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Clause 4 caps the fee."}]}},
+]  # fmt: skip
+
+
+def test_a_subagents_inherited_history_is_context_and_its_own_turns_are_not():
+    text = "".join(orjson.dumps(x).decode() + "\n" for x in INHERITING)
+    (story,) = codex.decode(text, "child.jsonl")
+    pc.validate(story)
+    # by hand: the items below ordinal 7 are 2 user messages and the call with its output (3 turns), the child's
+    # own a question and an answer (2 turns)
+    start = INHERITING[0]["payload"]["subagent_history_start_ordinal"]
+    items = [x for x in INHERITING if x["type"] == "response_item"]
+    assert sum(1 for x in items if x["ordinal"] < start) == 4 and sum(1 for x in items if x["ordinal"] >= start) == 2
+    marks = [
+        (t["src"], t.get("copied", False), t.get("extra", {}).get("codex", {}).get("context")) for t in story["turns"]
+    ]
+    assert marks == [("user", True, "environment_context"), ("user", True, "inherited"), ("agent", True, "inherited"),
+                     ("user", False, None), ("agent", False, None)]  # fmt: skip
+    assert story["parent"] == {"psid": "root-thread", "rel": "spawn"}  # a subagent: its spawner, also its source
+    own = pc.to_messages(story, arguments="object", drop_copied=True)["messages"]
+    assert [(m["role"], m["content"]) for m in own] == [
+        ("user", "read clause 4"),
+        ("assistant", "Clause 4 caps the fee."),
+    ]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == INHERITING
+
+
+def test_a_fork_by_reference_names_its_parent_and_copies_nothing():
+    # Newer builds fork by reference: the fork's meta names the thread and where its history ends there
+    # (``forked_from_ordinal_exclusive``, ``history_base``), and the file holds only the fork's own lines.
+    lines = [
+        {"timestamp": "2026-10-02T08:00:00Z", "ordinal": 0, "type": "session_meta",
+         "payload": {"id": "fork-1", "forked_from_id": "root-1", "forked_from_ordinal_exclusive": 15,
+                     "history_base": {"thread_id": "root-1", "end_byte_offset": 4096, "end_ordinal_exclusive": 15}}},
+        {"timestamp": "2026-10-02T08:00:01Z", "ordinal": 1, "type": "response_item",
+         "payload": {"type": "message", "role": "user",
+                     "content": [{"type": "input_text", "text": "try it the other way"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "fork.jsonl")
+    assert story["parent"] == {"psid": "root-1", "rel": "fork"} and pc.flags(story) == ["incomplete"]
+    assert [(t["msg"], t.get("copied", False)) for t in story["turns"]] == [("try it the other way", False)]
 
 
 # codex exec --json output of codex-cli 0.146.1 (modelled on real lines a public test quotes verbatim; the command
