@@ -1,6 +1,8 @@
 """The ``cline`` format (alias ``cline-task``): Cline's task histories, ``<globalStorage>/tasks/<task id>/
 api_conversation_history.json`` (the VS Code extension ``saoudrizwan.claude-dev``), and the sessions of Cline's SDK
-(``~/.cline/data/sessions/<id>/<id>.messages.json``: its CLI, and the extension since 2026-05).
+(``~/.cline/data/sessions/<id>/<id>.messages.json``: its CLI, and the extension since 2026-05). Roo Code's and Kilo
+Code's task folders (forks of Cline: ``rooveterinaryinc.roo-cline/tasks``, ``kilocode.kilo-code/tasks``) are read
+too, with what they write differently held in ``fields.py`` (docs/formats/cline.md, "Roo Code and Kilo Code").
 
 One history is one document: a JSON array of Anthropic messages with Cline's keys (``ts``, ``modelInfo``,
 ``metrics``). The mapping table is docs/formats/cline.md (``fields.py`` holds it as data); the same-source writer
