@@ -116,6 +116,13 @@ ROO_KEYS = ("isSummary", "condenseId", "condenseParent", "truncationId", "trunca
 #: opaque payload; ``summary``, ``id`` stay residual. A ``thoughtSignature`` block (Gemini's) stays residual.
 REASONING = "reasoning"
 REASONING_TEXT, REASONING_ENCRYPTED = "text", "encrypted_content"
+#: OpenRouter's ``reasoning_details`` of a message (Roo keeps them instead of a ``reasoning`` block for the models
+#: that need them back, Gemini 3's; Cline keeps them beside its ``thinking`` block): read as the message's reasoning
+#: when it has none of its own. Item ``type`` → the key of its text (``signature`` beside a text), or of its opaque
+#: payload; any other key (``id``, ``format``, ``index``) stays residual.
+REASONING_DETAILS = "reasoning_details"
+DETAIL_TEXT = {"reasoning.text": "text", "reasoning.summary": "summary"}
+DETAIL_ENCRYPTED = {"reasoning.encrypted": "data"}
 #: The message keys of Roo's condensing and truncation that make a message a context turn (the model did not get
 #: it from the user): the summary that replaces the condensed messages (``isSummary``, a user message since
 #: 2026-01, an assistant one before) and the marker of a sliding-window truncation (``isTruncationMarker``) →

@@ -42,6 +42,8 @@ from .fields import (
     CONTEXT_HEADS,
     CONTEXT_KEYS,
     COST,
+    DETAIL_ENCRYPTED,
+    DETAIL_TEXT,
     ENV_MODEL,
     EXTENSIONS,
     FILE_BLOCK,
@@ -54,6 +56,7 @@ from .fields import (
     MODEL_KEYS,
     NAME,
     REASONING,
+    REASONING_DETAILS,
     REASONING_ENCRYPTED,
     REASONING_TEXT,
     RESULT_HEAD,
@@ -236,6 +239,38 @@ def _take_reasoning(m: Message) -> bool:
     return taken
 
 
+def _take_reasoning_details(m: Message) -> bool:
+    """OpenRouter's ``reasoning_details`` of a message with no reasoning of its own (left over whole by the
+    Anthropic reader) as its reasoning: each item's text or summary (with its ``signature``), or its encrypted
+    ``data``; the items of another type, and the other keys, stay residual. Whether any was taken."""
+    details = m.leftovers.get("/" + REASONING_DETAILS)
+    if m.reasoning or not isinstance(details, list):
+        return False
+    taken = False
+    del m.leftovers["/" + REASONING_DETAILS]
+    for i, item in enumerate(details):
+        base = join("", REASONING_DETAILS, i)
+        kind = item.get("type") if isinstance(item, dict) else None
+        text_key, data_key = DETAIL_TEXT.get(kind), DETAIL_ENCRYPTED.get(kind)
+        if text_key is not None and isinstance(item.get(text_key), str):
+            sig = item.get("signature")
+            pointers = {"text": join(base, text_key)}
+            if isinstance(sig, str):
+                pointers["signature"] = join(base, "signature")
+            m.add_reasoning(Reasoning(item[text_key], sig if isinstance(sig, str) else None), **pointers)
+        elif data_key is not None and isinstance(item.get(data_key), str):
+            pointers = {"encrypted": join(base, data_key)}
+            m.add_reasoning(Reasoning(None, encrypted=item[data_key]), **pointers)
+        else:
+            m.leave(base, item)
+            continue
+        taken = True
+        for key, value in item.items():
+            if key != "type" and join(base, key) not in pointers.values():
+                m.leave(join(base, key), value)
+    return taken
+
+
 def _reasoning_item(item: dict[str, Any]) -> Message:
     """A reasoning item of its own (``is_reasoning_item``) as an assistant message of reasoning only, which the
     assistant message after it continues (one agent turn)."""
@@ -378,8 +413,10 @@ class _Reading:
             message = {k: v for k, v in message.items() if k != ENVELOPE_KEY}  # other formats' residual, carried
         m = read_message(message, "anthropic")
         _take_files(m)
-        if _take_reasoning(m):
+        roo_reasoning = _take_reasoning(m)
+        if _take_reasoning_details(m) or roo_reasoning:
             m.skeleton = strip(message, [p for p, _ in m.slots] + list(m.leftovers))
+        if roo_reasoning:
             self.roo = True
         if any(key in message for key in ROO_KEYS):
             self.roo = True

@@ -211,3 +211,41 @@ def test_the_same_source_writer_gives_each_history_back(path):
     raw = path.read_bytes()
     assert orjson.loads(cline.encode(cline.decode(raw, "h.json"))) == orjson.loads(raw)
     assert orjson.loads(pc.convert("cline", "cline", raw)) == orjson.loads(raw)
+
+
+def test_openrouter_reasoning_details_are_the_reasoning_of_a_message_without_its_own():
+    """Roo keeps OpenRouter's ``reasoning_details`` instead of a ``reasoning`` block for the models that need them
+    back (Gemini 3's): their text (with its signature) and encrypted data are the turn's reasoning; a message that
+    has its own reasoning (Cline's ``thinking`` block beside them) keeps them residual."""
+    details = [
+        {
+            "type": "reasoning.text",
+            "text": "Check the test first.",
+            "signature": "c2ln",
+            "format": "google-gemini-v1",
+            "index": 0,
+        },
+        {"type": "reasoning.encrypted", "data": "ZW5j", "id": "tool_1", "format": "google-gemini-v1", "index": 0},
+        {"type": "reasoning.other", "x": 1},
+    ]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nfix it\n</task>"}], "ts": 1},
+        {"role": "assistant", "content": [{"type": "text", "text": "Reading."}], "ts": 2, "reasoning_details": details},
+        {"role": "user", "content": [{"type": "text", "text": "go on"}], "ts": 3},
+        {
+            "role": "assistant",
+            "content": [{"type": "thinking", "thinking": "Mine.", "signature": "s"}, {"type": "text", "text": "Done."}],
+            "ts": 4,
+            "reasoning_details": details,
+        },
+    ]
+    story = cline.decode(orjson.dumps(history), "tasks/x/api_conversation_history.json")[0]
+    first, second = (t for t in story["turns"] if t["src"] == "agent")
+    assert first["reason"] == "Check the test first."
+    assert first["extra"]["reasoning"] == [{"signature": "c2ln"}, {"encrypted_content": "ZW5j"}]
+    assert second["reason"] == "Mine."
+    residual = story["unknown_fields"]["sources"]["cline"]["fields"]
+    assert residual["/1/reasoning_details/2"] == {"type": "reasoning.other", "x": 1}
+    assert residual["/3/reasoning_details"] == details
+    assert story["agent"]["id"] == "cline"  # OpenRouter's details are no mark of the Roo family
+    assert orjson.loads(cline.encode([story])) == history
