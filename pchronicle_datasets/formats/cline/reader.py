@@ -281,16 +281,19 @@ def _reasoning_item(item: dict[str, Any]) -> Message:
     return m
 
 
-def _env_model(m: Message) -> str | None:
-    """The model the Roo family's environment details name (``# Current Mode`` … ``<model>…</model>``), the last
-    of the message's; None for none."""
-    model = None
+def _roo_mode(m: Message) -> tuple[bool, str | None]:
+    """Whether the message's environment details are the Roo family's (a ``# Current Mode`` section with a
+    ``<slug>``), and the model they name (``<model>…</model>`` in that section, the last of the message's)."""
+    roo, model = False, None
     for text in m.texts:
         mode = ROO_MODE.search(text)
-        found = ENV_MODEL.search(text, mode.end()) if mode else None
-        if found:
-            model = found.group(1).strip() or model
-    return model
+        if mode is None:
+            continue
+        roo = True
+        found = ENV_MODEL.search(text, mode.end())
+        if found and found.group(1).strip():
+            model = found.group(1).strip()
+    return roo, model
 
 
 def _context_kinds(m: Message, message: dict[str, Any]) -> list[str] | None:
@@ -427,9 +430,10 @@ class _Reading:
         self.previous_calls = [(c.id, c.name) for c in m.calls] if m.role == "assistant" else []
         if m.role == "user":
             self.interrupted += sum(t.startswith(RESUMPTION) for t in m.texts)
-            model = _env_model(m)
+            roo, model = _roo_mode(m)
+            self.roo = self.roo or roo
             if model is not None:
-                self.roo, self.env_model = True, model
+                self.env_model = model
         if m.role == "assistant" and self.continues:
             m.continues = True
         self.continues = False

@@ -249,3 +249,24 @@ def test_openrouter_reasoning_details_are_the_reasoning_of_a_message_without_its
     assert residual["/3/reasoning_details"] == details
     assert story["agent"]["id"] == "cline"  # OpenRouter's details are no mark of the Roo family
     assert orjson.loads(cline.encode([story])) == history
+
+
+def test_the_roo_mode_section_without_a_model_still_names_the_family():
+    """Roo's environment details named the mode (``<slug>``) before they named the model (2025-05): such a history
+    is the Roo family's, with no model on its turns; Cline's (``# Current Mode\\nACT MODE``) stays Cline's."""
+    mode = "<slug>architect</slug>\n<name>🏗️ Architect</name>"
+    env = f"<environment_details>\n# Current Mode\n{mode}\n</environment_details>"
+    history = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<task>\nplan it\n</task>"}, {"type": "text", "text": env}],
+            "ts": 1,
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "Planning."}], "ts": 2},
+    ]
+    story = cline.decode(orjson.dumps(history), "tasks/x/api_conversation_history.json")[0]
+    assert story["agent"] == {"id": "roo-code", "name": "Roo Code"}
+    cline_env = env.replace(mode, "ACT MODE")
+    history[0]["content"][1]["text"] = cline_env
+    story = cline.decode(orjson.dumps(history), "tasks/x/api_conversation_history.json")[0]
+    assert story["agent"] == {"id": "cline", "name": "Cline"}
