@@ -252,8 +252,9 @@ def test_openrouter_reasoning_details_are_the_reasoning_of_a_message_without_its
 
 
 def test_the_roo_mode_section_without_a_model_still_names_the_family():
-    """Roo's environment details named the mode (``<slug>``) (since 2025-02) before they named the model (since 2025-04): such a history
-    is the Roo family's, with no model on its turns; Cline's (``# Current Mode\\nACT MODE``) stays Cline's."""
+    """Roo's environment details named the mode (``<slug>``, since 2025-02) before they named the model (since
+    2025-04): such a history is the Roo family's, with no model on its turns; Cline's (``# Current Mode\nACT
+    MODE``) stays Cline's."""
     mode = "<slug>architect</slug>\n<name>🏗️ Architect</name>"
     env = f"<environment_details>\n# Current Mode\n{mode}\n</environment_details>"
     history = [
