@@ -27,8 +27,8 @@ HISTORY_FILE = "api_conversation_history.json"
 #: out of a folder's documents and the builder says so. The names are Cline's own (``settings.json``, too common
 #: a name, only in a task's folder: ``tasks/<task id>/``).
 INDEX_FILES = {
-    "ui_messages.json": "Cline's chat panel messages (ClineMessage: say/ask, each also sent to the model or shown)",
-    "task_metadata.json": "Cline's record of the task's files in context and the models and environments used",
+    "ui_messages.json": "the chat panel messages of Cline or a fork (ClineMessage: say/ask, each also sent or shown)",
+    "task_metadata.json": "Cline's (or a fork's) record of the task's files in context, models and environments",
     "context_history.json": "Cline's record of the context truncations and edits applied to the history",
     "tasks/*/settings.json": "the settings Cline kept for the task",
     "tasks/*/history_item.json": "Roo Code's record of the task for its history list (HistoryItem: task, tokens, cost)",
