@@ -419,10 +419,8 @@ class _Reading:
         roo_reasoning = _take_reasoning(m)
         if _take_reasoning_details(m) or roo_reasoning:
             m.skeleton = strip(message, [p for p, _ in m.slots] + list(m.leftovers))
-        if roo_reasoning:
-            self.roo = True
-        if any(key in message for key in ROO_KEYS):
-            self.roo = True
+        if roo_reasoning or any(key in message for key in ROO_KEYS):
+            self.roo = True  # what only the Roo family writes
         if MODEL_INFO in message or METRICS in message:
             self.cline = True
         if m.role == "user" and self.previous_calls:
