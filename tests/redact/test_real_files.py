@@ -127,6 +127,11 @@ EXPECTED = {
     "swe_agent/6e44b9__sweagenttestrepo-1c2844.traj": {"user-path": 1},
     # marshmallow's setup.py, shown 7 times in the trajectory, names its author's public address: a true email
     "swe_agent/marshmallow-code__marshmallow-1867.traj": {"email": 7},
+    # Roo Code's reasoning items of their own (OpenAI's encrypted reasoning; a history written for the tests in the
+    # shape of Roo's builds of 2025-11-12 to -14, tests/data/cline/README.md): opaque payloads, stripped by design
+    "cline/roo/rooveterinaryinc.roo-cline/tasks/4c8e1d2f-9a3b-4f6e-8d1c-7b5a3e2f1d09/api_conversation_history.json": {
+        "opaque-reasoning": 2
+    },
     # the home folder (/home/agent) of the container lantern ran Qwen Code in, in the telemetry of the memory
     # agent's three tool calls
     "qwen_code/qwen-home/projects/-work/chats/a719f84a-209d-406a-8e6c-dc671c9c0192.jsonl": {"user-path": 3},

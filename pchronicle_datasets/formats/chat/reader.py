@@ -135,8 +135,16 @@ def sniff(sample: Any) -> bool:
     if isinstance(sample, list) and sample:
         if all(is_message(m) and "from" not in m for m in sample):
             # Cline's task history stamps every message with an integer ``ts`` (ms), and holds only user and
-            # assistant messages: the cline format's (its ``stamped``)
-            return not all(type(m.get("ts")) is int and m.get("role") in ("user", "assistant") for m in sample)
+            # assistant messages (and, from some Roo Code builds, reasoning items of their own, stamped too): the
+            # cline format's (its ``stamped``, ``is_reasoning_item``)
+            return not (
+                any(m.get("role") in ("user", "assistant") for m in sample)
+                and all(
+                    type(m.get("ts")) is int
+                    and (m.get("role") in ("user", "assistant") or (m.get("type") == "reasoning" and "role" not in m))
+                    for m in sample
+                )
+            )
         return is_record(sample[0])
     return False
 

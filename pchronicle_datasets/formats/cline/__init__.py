@@ -1,6 +1,8 @@
 """The ``cline`` format (alias ``cline-task``): Cline's task histories, ``<globalStorage>/tasks/<task id>/
 api_conversation_history.json`` (the VS Code extension ``saoudrizwan.claude-dev``), and the sessions of Cline's SDK
-(``~/.cline/data/sessions/<id>/<id>.messages.json``: its CLI, and the extension since 2026-05).
+(``~/.cline/data/sessions/<id>/<id>.messages.json``: its CLI, and the extension since 2026-05). Roo Code's and Kilo
+Code's task folders (forks of Cline: ``rooveterinaryinc.roo-cline/tasks``, ``kilocode.kilo-code/tasks``) are read
+too, with what they write differently held in ``fields.py`` (docs/formats/cline.md, "Roo Code and Kilo Code").
 
 One history is one document: a JSON array of Anthropic messages with Cline's keys (``ts``, ``modelInfo``,
 ``metrics``). The mapping table is docs/formats/cline.md (``fields.py`` holds it as data); the same-source writer
@@ -26,7 +28,7 @@ from typing import Any
 from ...errors import PchronicleError
 from ..base import Record, documents, read_records
 from .fields import INDEX_FILES, NAME
-from .reader import is_manifest, is_session, read_history, stamped
+from .reader import is_manifest, is_reasoning_item, is_session, read_history, stamped
 from .writer import encode, history
 
 __all__ = [
@@ -56,7 +58,8 @@ ENCODE_IN_BATCHES = True  # encode(a + b) == encode(a) + encode(b): one line per
 def sniff(sample: Any) -> bool:
     """Whether a parsed file (or line) is a Cline history: a non-empty array of messages (objects with a string
     ``role``) each stamped with the integer ``ts`` Cline adds (a bare message array without it is the ``chat``
-    format's, whose sniffer leaves exactly these to this one); the reader refuses a role Cline does not write. Or a
+    format's, whose sniffer leaves exactly these to this one), among them the reasoning items of their own some Roo
+    Code builds wrote (``is_reasoning_item``); the reader refuses a role Cline does not write. Or a
     session of Cline's SDK (``{version, sessionId, updated_at, messages}``), or the manifest beside it (read as
     no conversation, so a folder's load leaves it out and names it).
 
@@ -65,7 +68,12 @@ def sniff(sample: Any) -> bool:
     """
     if isinstance(sample, dict):
         return is_session(sample) or is_manifest(sample)
-    return isinstance(sample, list) and bool(sample) and all(stamped(m) for m in sample)
+    # Roo Code's builds of 2025-11-12 to -14 kept OpenAI's encrypted reasoning as items of their own among them
+    return (
+        isinstance(sample, list)
+        and any(stamped(m) for m in sample)
+        and all(stamped(m) or is_reasoning_item(m) for m in sample)
+    )
 
 
 def iter_records(data: Any, document_id: str | None = None) -> Iterator[Record]:

@@ -27,10 +27,12 @@ HISTORY_FILE = "api_conversation_history.json"
 #: out of a folder's documents and the builder says so. The names are Cline's own (``settings.json``, too common
 #: a name, only in a task's folder: ``tasks/<task id>/``).
 INDEX_FILES = {
-    "ui_messages.json": "Cline's chat panel messages (ClineMessage: say/ask, each also sent to the model or shown)",
-    "task_metadata.json": "Cline's record of the task's files in context and the models and environments used",
+    "ui_messages.json": "the chat panel messages of Cline or a fork (ClineMessage: say/ask, each also sent or shown)",
+    "task_metadata.json": "Cline's (or a fork's) record of the task's files in context, models and environments",
     "context_history.json": "Cline's record of the context truncations and edits applied to the history",
     "tasks/*/settings.json": "the settings Cline kept for the task",
+    "tasks/*/history_item.json": "Roo Code's record of the task for its history list (HistoryItem: task, tokens, cost)",
+    "tasks/_index.json": "Roo Code's index of its tasks' history records",
     "sessions/*/*.compaction.json": "Cline's compaction state of a session (its canonical history is unchanged)",
 }
 
@@ -87,3 +89,48 @@ CONTEXT_HEADS = {
 #: taskResumption``: "[TASK RESUMPTION] This task was interrupted 3 days ago. …"): each such block is counted as an
 #: interruption (``/meta/cline/interrupted``, read by ``pc.flags``).
 RESUMPTION = "[TASK RESUMPTION]"
+
+#: Which extension wrote a task, by the folder VS Code keeps its storage in (``<globalStorage>/<publisher>.<name>/
+#: tasks/<task id>/``, the extension id in lower case): seen when the document's id holds that folder (a load of the
+#: ``globalStorage`` folder, or of one extension's). Roo Code (RooCodeInc/Roo-Code: ``src/package.json``
+#: ``RooVeterinaryInc.roo-cline``, its nightly ``roo-code-nightly``) and Kilo Code (Kilo-Org/kilocode: ``kilocode.
+#: kilo-code``; its Roo-based 4.x extension kept these folders, its later releases keep sessions in the Kilo CLI's
+#: database instead) are forks of Cline that write the same task folders.
+EXTENSIONS = {
+    "saoudrizwan.claude-dev": (AGENT_ID, AGENT_NAME),
+    "rooveterinaryinc.roo-cline": ("roo-code", "Roo Code"),
+    "rooveterinaryinc.roo-code-nightly": ("roo-code", "Roo Code"),
+    "kilocode.kilo-code": ("kilo-code", "Kilo Code"),
+}
+#: The agent of a Roo-family history whose folder does not say which extension wrote it (``ROO_MARKS``): Roo Code,
+#: whose source is the family's (Kilo Code's Roo-based extension writes the same history; only its folder tells).
+ROO_AGENT = ("roo-code", "Roo Code")
+#: What only the Roo family writes in a history (Roo's ``ApiMessage``, src/core/task-persistence/apiMessages.ts):
+#: the message keys of its condensing and sliding-window truncation (kept residual), and its reasoning blocks.
+ROO_KEYS = ("isSummary", "condenseId", "condenseParent", "truncationId", "truncationParent", "isTruncationMarker")
+#: Roo's reasoning, kept in the history since 2025-11 (Task.addToApiConversationHistory): a ``reasoning`` block
+#: first in an assistant message's content, ``{type, text, summary}`` (the reasoning text of a provider that is not
+#: Anthropic's) or ``{type, summary, encrypted_content, id}`` (OpenAI's encrypted reasoning); builds of 2025-11-12 to
+#: -14 kept the encrypted one as an item of its own in the array, before its assistant message, ``{type,
+#: summary, encrypted_content, id, ts}`` (no ``role``). ``text`` is the turn's reasoning, ``encrypted_content`` its
+#: opaque payload; ``summary``, ``id`` stay residual. A ``thoughtSignature`` block (Gemini's) stays residual.
+REASONING = "reasoning"
+REASONING_TEXT, REASONING_ENCRYPTED = "text", "encrypted_content"
+#: OpenRouter's ``reasoning_details`` of a message (Roo keeps them instead of a ``reasoning`` block for the models
+#: that need them back, Gemini 3's; Cline keeps them beside its ``thinking`` block): read as the message's reasoning
+#: when it has none of its own. Item ``type`` → the key of its text (``signature`` beside a text), or of its opaque
+#: payload; any other key (``id``, ``format``, ``index``) stays residual.
+REASONING_DETAILS = "reasoning_details"
+DETAIL_TEXT = {"reasoning.text": "text", "reasoning.summary": "summary"}
+DETAIL_ENCRYPTED = {"reasoning.encrypted": "data"}
+#: The message keys of Roo's condensing and truncation that make a message a context turn (the model did not get
+#: it from the user): the summary that replaces the condensed messages (``isSummary``, a user message since
+#: 2026-01, an assistant one before) and the marker of a sliding-window truncation (``isTruncationMarker``) →
+#: the kind ``extra.cline.context`` names.
+CONTEXT_KEYS = {"isSummary": "condense_summary", "isTruncationMarker": "truncation_marker"}
+#: Roo's environment details name the mode and model of the request (``getEnvironmentDetails``: ``# Current Mode``,
+#: ``<slug>code</slug>``, ``<name>💻 Code</name>``, ``<model>…</model>``; Kilo Code's the same, and
+#: ``<tool_format>``): the mark of a Roo-family history, and the model of the agent turns that follow (Roo stamps no
+#: model on its messages, as Cline's ``modelInfo`` does).
+ROO_MODE = re.compile(r"# Current Mode\n<slug>[^<\n]*</slug>")
+ENV_MODEL = re.compile(r"\n<model>([^<\n]+)</model>")

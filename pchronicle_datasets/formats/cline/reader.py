@@ -31,15 +31,21 @@ from ...jsonio import json_type
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import INTERRUPTED
-from ..messages import Message, Result, TurnBuilder, read_message
+from ..messages import Message, Reasoning, Result, TurnBuilder, read_message
 from ..messages.anthropic import read_system
+from ..messages.model import strip
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .fields import (
     AGENT_ID,
     AGENT_NAME,
     COMPACTION_KINDS,
     CONTEXT_HEADS,
+    CONTEXT_KEYS,
     COST,
+    DETAIL_ENCRYPTED,
+    DETAIL_TEXT,
+    ENV_MODEL,
+    EXTENSIONS,
     FILE_BLOCK,
     HINTS,
     HISTORY_FILE,
@@ -49,8 +55,15 @@ from .fields import (
     MODEL_INFO,
     MODEL_KEYS,
     NAME,
+    REASONING,
+    REASONING_DETAILS,
+    REASONING_ENCRYPTED,
+    REASONING_TEXT,
     RESULT_HEAD,
     RESUMPTION,
+    ROO_AGENT,
+    ROO_KEYS,
+    ROO_MODE,
     SDK_TOKENS,
     SDK_TOKENS_EXTRA,
     SESSION_ID,
@@ -59,7 +72,17 @@ from .fields import (
     TS,
 )
 
-__all__ = ["HINTS_VERSION", "is_manifest", "is_session", "read_history", "session_of", "stamped", "time_of"]
+__all__ = [
+    "HINTS_VERSION",
+    "agent_of",
+    "is_manifest",
+    "is_reasoning_item",
+    "is_session",
+    "read_history",
+    "session_of",
+    "stamped",
+    "time_of",
+]
 
 HINTS_VERSION = 1
 ROLES = ("user", "assistant")
@@ -77,6 +100,34 @@ def stamped(value: Any) -> bool:
     False
     """
     return isinstance(value, dict) and value.get("role") in ("user", "assistant") and type(value.get(TS)) is int
+
+
+def is_reasoning_item(value: Any) -> bool:
+    """A reasoning item Roo Code's builds of 2025-11-12 to -14 kept in the array before its assistant message
+    (OpenAI's encrypted reasoning: ``{type: "reasoning", summary, encrypted_content, id, ts}``, no ``role``).
+
+    >>> item = {"type": "reasoning", "summary": [], "encrypted_content": "gAAA", "id": "rs_1", "ts": 1763012416347}
+    >>> is_reasoning_item(item), is_reasoning_item({"type": "reasoning"})
+    (True, False)
+    """
+    return (
+        isinstance(value, dict)
+        and value.get("type") == REASONING
+        and "role" not in value
+        and type(value.get(TS)) is int
+        and isinstance(value.get(REASONING_ENCRYPTED, value.get(REASONING_TEXT)), str)
+    )
+
+
+def agent_of(document_id: str | None) -> tuple[str, str] | None:
+    """The extension that wrote a task, when the document's id holds the folder VS Code keeps its storage in
+    (``fields.EXTENSIONS``); else None.
+
+    >>> agent_of("kilocode.kilo-code/tasks/9d2e/api_conversation_history.json"), agent_of("tasks/9d2e/h.json")
+    (('kilo-code', 'Kilo Code'), None)
+    """
+    parts = (document_id or "").replace("\\", "/").split("/")
+    return next((EXTENSIONS[p.lower()] for p in reversed(parts[:-1]) if p.lower() in EXTENSIONS), None)
 
 
 def session_of(document_id: str | None) -> str:
@@ -152,6 +203,99 @@ def _take_text_results(m: Message, calls: list[tuple[str | None, str]]) -> int:
     return taken
 
 
+def _add_reasoning(m: Message, base: str, value: dict[str, Any]) -> bool:
+    """Roo's reasoning ``value`` at ``base`` (a ``reasoning`` block, or an item of its own) as reasoning of ``m``:
+    its ``text``, its ``encrypted_content``; its other keys (``summary``, ``id``, an item's ``ts``) stay residual.
+    False (nothing taken) for one with neither."""
+    text, encrypted = value.get(REASONING_TEXT), value.get(REASONING_ENCRYPTED)
+    pointers = {}
+    if isinstance(text, str):
+        pointers["text"] = join(base, REASONING_TEXT)
+    if isinstance(encrypted, str):
+        pointers["encrypted"] = join(base, REASONING_ENCRYPTED)
+    if not pointers:
+        return False
+    m.add_reasoning(
+        Reasoning(text if "text" in pointers else None, encrypted=encrypted if "encrypted" in pointers else None),
+        **pointers,
+    )
+    for key, item in value.items():
+        if key != "type" and join(base, key) not in pointers.values():
+            m.leave(join(base, key), item)
+    return True
+
+
+def _take_reasoning(m: Message) -> bool:
+    """Roo's ``reasoning`` blocks, left over by the Anthropic reader, as the message's reasoning; whether any was
+    taken (the caller then strips the message's skeleton again)."""
+    taken = False
+    for pointer, value in list(m.leftovers.items()):
+        if isinstance(value, dict) and value.get("type") == REASONING and pointer.count("/") == 2:
+            del m.leftovers[pointer]
+            if _add_reasoning(m, pointer, value):
+                taken = True
+            else:
+                m.leave(pointer, value)  # neither text nor payload: residual as it is
+    return taken
+
+
+def _take_reasoning_details(m: Message) -> bool:
+    """OpenRouter's ``reasoning_details`` of a message with no reasoning of its own (left over whole by the
+    Anthropic reader) as its reasoning: each item's text or summary (with its ``signature``), or its encrypted
+    ``data``; the items of another type, and the other keys, stay residual. Whether any was taken."""
+    details = m.leftovers.get("/" + REASONING_DETAILS)
+    if m.reasoning or not isinstance(details, list):
+        return False
+    taken = False
+    del m.leftovers["/" + REASONING_DETAILS]
+    for i, item in enumerate(details):
+        base = join("", REASONING_DETAILS, i)
+        kind = item.get("type") if isinstance(item, dict) else None
+        text_key, data_key = DETAIL_TEXT.get(kind), DETAIL_ENCRYPTED.get(kind)
+        if text_key is not None and isinstance(item.get(text_key), str):
+            sig = item.get("signature")
+            pointers = {"text": join(base, text_key)}
+            if isinstance(sig, str):
+                pointers["signature"] = join(base, "signature")
+            m.add_reasoning(Reasoning(item[text_key], sig if isinstance(sig, str) else None), **pointers)
+        elif data_key is not None and isinstance(item.get(data_key), str):
+            pointers = {"encrypted": join(base, data_key)}
+            m.add_reasoning(Reasoning(None, encrypted=item[data_key]), **pointers)
+        else:
+            m.leave(base, item)
+            continue
+        taken = True
+        for key, value in item.items():
+            if key != "type" and join(base, key) not in pointers.values():
+                m.leave(join(base, key), value)
+    return taken
+
+
+def _reasoning_item(item: dict[str, Any]) -> Message:
+    """A reasoning item of its own (``is_reasoning_item``) as an assistant message of reasoning only, which the
+    assistant message after it continues (one agent turn)."""
+    m = Message("anthropic", "assistant")
+    m.continues = True
+    _add_reasoning(m, "", item)
+    m.skeleton = strip(item, [p for p, _ in m.slots] + list(m.leftovers))
+    return m
+
+
+def _roo_mode(m: Message) -> tuple[bool, str | None]:
+    """Whether the message's environment details are the Roo family's (a ``# Current Mode`` section with a
+    ``<slug>``), and the model they name (``<model>…</model>`` in that section, the last of the message's)."""
+    roo, model = False, None
+    for text in m.texts:
+        mode = ROO_MODE.search(text)
+        if mode is None:
+            continue
+        roo = True
+        found = ENV_MODEL.search(text, mode.end())
+        if found and found.group(1).strip():
+            model = found.group(1).strip()
+    return roo, model
+
+
 def _context_kinds(m: Message, message: dict[str, Any]) -> list[str] | None:
     """The kinds of what Cline added to a user message (``CONTEXT_HEADS``), in order, when it holds nothing else
     (blank blocks aside); a compaction's message (``metadata.kind``) whatever it holds; else None: the message is
@@ -159,6 +303,9 @@ def _context_kinds(m: Message, message: dict[str, Any]) -> list[str] | None:
     meta = message.get("metadata")
     if isinstance(meta, dict) and meta.get("kind") in COMPACTION_KINDS:
         return [meta["kind"]]
+    marked = [kind for key, kind in CONTEXT_KEYS.items() if message.get(key) is True]
+    if marked:
+        return marked
     kinds: list[str] = []
     for text in m.texts:
         head = text.lstrip()
@@ -246,12 +393,20 @@ class _Reading:
         self.previous_calls: list[tuple[str | None, str]] = []
         self.text_results = self.interrupted = 0
         self.model: str | None = None
+        self.env_model: str | None = None  # the model the last environment details named (the Roo family's)
+        self.continues = False  # the last message was a reasoning item of its own: the next answer continues it
+        self.roo = self.cline = False  # what the history shows of the extension that wrote it (``agent``)
 
     def refuse(self, reason: str, pointer: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
 
     def message(self, i: int, message: Any) -> None:
         pointer = join(self.base, i) if self.base else f"/{i}"
+        if is_reasoning_item(message):
+            self.roo = True
+            self._place(_reasoning_item(message), message, pointer)
+            self.continues = True  # the assistant message after it is the same answer
+            return
         if not (isinstance(message, dict) and message.get("role") in ROLES):
             role = f" with role {message.get('role')!r}" if isinstance(message, dict) else ""
             raise self.refuse(
@@ -261,28 +416,59 @@ class _Reading:
             message = {k: v for k, v in message.items() if k != ENVELOPE_KEY}  # other formats' residual, carried
         m = read_message(message, "anthropic")
         _take_files(m)
+        roo_reasoning = _take_reasoning(m)
+        if _take_reasoning_details(m) or roo_reasoning:
+            m.skeleton = strip(message, [p for p, _ in m.slots] + list(m.leftovers))
+        if roo_reasoning or any(key in message for key in ROO_KEYS):
+            self.roo = True  # what only the Roo family writes
+        if MODEL_INFO in message or METRICS in message:
+            self.cline = True
         if m.role == "user" and self.previous_calls:
             self.text_results += _take_text_results(m, self.previous_calls)
         self.previous_calls = [(c.id, c.name) for c in m.calls] if m.role == "assistant" else []
         if m.role == "user":
             self.interrupted += sum(t.startswith(RESUMPTION) for t in m.texts)
+            roo, model = _roo_mode(m)
+            self.roo = self.roo or roo
+            if model is not None:
+                self.env_model = model
+        if m.role == "assistant" and self.continues:
+            m.continues = True
+        self.continues = False
         if not m.mapped and m.first_unread() is not None:
             raise self.refuse(
                 "all of this message's content is of a kind no reader maps (it would be residual only)",
                 pointer + m.first_unread(),
             )
+        self._place(m, message, pointer)
+
+    def _place(self, m: Message, message: dict[str, Any], pointer: str) -> None:
+        """Add message ``m`` (its source ``message``) to the turns; a turn it makes (or the turn a continuing
+        message joins) takes its time, model and metrics, and a user turn of what Cline added is a context turn."""
         before = len(self.builder.turns)
         self.hints.append(self.builder.add(m, pointer, self.residual.keep))
-        if len(self.builder.turns) > before:
-            turn = self.builder.turns[-1]
-            _stamp(turn, message)
-            if turn["src"] == "agent" and self.model is None and "model" in turn:
-                self.model = turn["model"]
-            kinds = _context_kinds(m, message) if turn["src"] == "user" else None
-            if kinds is not None:
-                turn["copied"] = True
-                turn["kind"] = "context"
-                turn.setdefault("extra", {})[NAME] = {"context": kinds}
+        if len(self.builder.turns) == before and not (m.continues and self.builder.turns):
+            return
+        turn = self.builder.turns[-1]
+        _stamp(turn, message)
+        if turn["src"] == "agent" and "model" not in turn and self.env_model is not None:
+            turn["model"] = self.env_model  # derived: the model Roo's environment details named before it
+        if turn["src"] == "agent" and self.model is None and "model" in turn:
+            self.model = turn["model"]
+        kinds = _context_kinds(m, message) if turn["src"] == "user" and len(self.builder.turns) > before else None
+        if kinds is not None:
+            turn["copied"] = True
+            turn["kind"] = "context"
+            turn.setdefault("extra", {})[NAME] = {"context": kinds}
+
+    def agent(self) -> tuple[str, str]:
+        """Which extension wrote the history: the one whose storage folder the document's id holds, else Roo
+        Code for a history only the Roo family writes (its reasoning blocks, condensing keys, mode in the
+        environment details) and none of Cline's ``modelInfo``/``metrics``, else Cline."""
+        found = agent_of(self.document_id)
+        if found is not None:
+            return found
+        return ROO_AGENT if self.roo and not self.cline and not self.base else (AGENT_ID, AGENT_NAME)
 
     def story(self, session: str, version: Any) -> dict[str, Any]:
         calls = [call["tcid"] for turn in self.builder.turns for call in turn.get("tool_calls") or ()]
@@ -303,7 +489,8 @@ class _Reading:
         meta: dict[str, Any] = {HINTS: hints}
         if self.builder.source_ids:
             meta[SOURCE_CALL_IDS] = self.builder.source_ids
-        agent: dict[str, Any] = {"id": AGENT_ID, "name": AGENT_NAME}
+        agent_id, agent_name = self.agent()
+        agent: dict[str, Any] = {"id": agent_id, "name": agent_name}
         if self.model is not None:
             agent["model"] = self.model
         story: dict[str, Any] = {

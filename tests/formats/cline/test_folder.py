@@ -19,16 +19,21 @@ from .common import DATA, TASKS, by_hand
 def test_a_tasks_folder_loads_beside_the_files_cline_keeps_there(tmp_path, caplog, capsys):
     with caplog.at_level("WARNING"):
         ds = load_dataset("pchronicle", "auto", data_dir=str(DATA), split="train", cache_dir=str(tmp_path))
-    # the two task histories, the two SDK sessions and the two SDK compaction fixtures (one session's)
+    # the two task histories, the two SDK sessions and the two SDK compaction fixtures (one session's), and the
+    # Roo Code and Kilo Code tasks (test_roo_kilo.py)
     assert sorted(ds["session"]) == [
+        "0f3c2a9e-5b7d-4e21-9c3a-2d8e6f1a4b90",
         "1777073170000",
         "1777080000000",
         "1784094124598_rruoq",
         "1784094124598_rruoq",
         "1784094124598_rruoq",
+        "4c8e1d2f-9a3b-4f6e-8d1c-7b5a3e2f1d09",
+        "9d2e7c41-0b6a-4f38-a5e2-1c7f9b3d5e28",
         "fixture-success-01",
     ]
-    assert "left out 3 files that hold no session: tasks/1777073170000/context_history.json" in caplog.text
+    # Cline's 3 files beside its history, Roo's 4 (with its index of tasks) and Kilo's 2
+    assert "left out 9 files that hold no session: kilo/kilocode.kilo-code/tasks/" in caplog.text
     out = ds.map(pc.to_messages, batched=True, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
     for session, row in zip(ds["session"], out, strict=True):
         if not session.startswith("1777"):
@@ -40,7 +45,7 @@ def test_a_tasks_folder_loads_beside_the_files_cline_keeps_there(tmp_path, caplo
         assert roles.count("user") == counted["user"]  # each user message: one user turn (context ones too)
         assert sum(len(m["tool_calls"] or ()) for m in row["messages"]) == counted["calls"]
     assert main(["inspect", "--losses", str(DATA)]) == 0
-    assert "left out 3 files that hold no session" in capsys.readouterr().err
+    assert "left out 9 files that hold no session" in capsys.readouterr().err
 
 
 def test_the_index_files_are_named_only_where_cline_writes_them():
@@ -51,8 +56,12 @@ def test_the_index_files_are_named_only_where_cline_writes_them():
         "tasks/1/context_history.json",
         "tasks/1/settings.json",
         "project/settings.json",
+        "tasks/1/history_item.json",  # Roo Code's
+        "tasks/_index.json",
+        "project/_index.json",
+        "project/history_item.json",
     ]
-    assert sorted(index_files(names)) == [1, 2, 3, 4]
+    assert sorted(index_files(names)) == [1, 2, 3, 4, 6, 7]
 
 
 def test_the_cli_converts_a_tasks_folder(tmp_path):
