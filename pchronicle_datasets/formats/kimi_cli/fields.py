@@ -37,7 +37,8 @@ TEXT, THINK = "text", "think"
 #: ``soul/message.py`` ``system()`` / ``system_reminder()``): the compaction summary
 #: (``soul/compaction.py`` ``COMPACTION_OUTPUT_PREFIX``), a checkpoint marker, a background-task snapshot, a reminder.
 COMPACTION_PREFIX = "<system>Previous context has been compacted."
-CONTEXT_PREFIXES = {COMPACTION_PREFIX: "compaction", "<system-reminder>": "system-reminder", "<system>": "system"}
+COMPACTION = "compaction"
+CONTEXT_PREFIXES = {COMPACTION_PREFIX: COMPACTION, "<system-reminder>": "system-reminder", "<system>": "system"}
 CONTEXT_KIND = "context"
 
 #: A tool result the CLI marked failed (``tool_result_to_message``: ``system(f"ERROR: {message}")`` first).

@@ -25,6 +25,7 @@ from .fields import (
     AGENT_NAME,
     AGENT_TOOL,
     CHECKPOINT,
+    COMPACTION,
     CONTEXT_KIND,
     CONTEXT_PREFIXES,
     ERROR_PREFIX,
@@ -177,6 +178,8 @@ class _Context:
             why = context_of(rec["content"])
             if why is not None:  # the CLI's words (a compaction summary, a reminder): context, as Qwen Code's are
                 turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": why}})
+                if why == COMPACTION:  # the key Codex's and Pi's compaction turns carry: pc.flags' "compaction"
+                    turn["extra"][COMPACTION] = "summary"
         if src == "agent":
             calls = rec.get("tool_calls")
             if isinstance(calls, list) and calls:

@@ -109,6 +109,9 @@ def test_usage_and_checkpoints_stay_residual():
     assert fields["/3"] == {"role": "_usage", "token_count": 10412} and fields["/1"] == {"role": "_checkpoint", "id": 0}
 
 
+_USER_HI = ({"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"})
+
+
 def test_the_clis_own_user_messages_are_context_turns():
     compaction = [
         {
@@ -133,6 +136,8 @@ def test_the_clis_own_user_messages_are_context_turns():
         None,
     ]
     assert turns[1]["kind"] == "context" and turns[1]["copied"] is True
+    assert turns[1]["extra"]["compaction"] == "summary"
+    assert "compaction" in pc.flags(read(text)) and "compaction" not in pc.flags(read(lines(SYSTEM, *_USER_HI)))
     assert turns[1]["msg"] == compaction  # both texts, as written
     assert "kind" not in turns[4]
 

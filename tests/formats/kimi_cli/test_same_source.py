@@ -55,12 +55,16 @@ def test_edge_cases_come_back_as_equal_json():
             "content": [{"type": "video_url", "video_url": {"url": "data:video/mp4;base64,AA", "id": None}}],
         },
         {"role": "assistant", "content": None},
+        # the Rust kernel's lines (kimi-cli rust/kagent, 2026-02): keys sorted, absent values written as null
+        {"id": 1, "role": "_checkpoint"},
+        {"role": "assistant", "content": "x", "name": None, "tool_calls": None, "tool_call_id": None, "partial": None},
     )
     story, out = round_trip(text)
     assert back(out) == [json.loads(line) for line in text.splitlines()]
     assert [c["tcid"] for t in story["turns"] for c in t.get("tool_calls") or ()] == ["Shell:0", "Shell:0#2"]
     hints = story["meta"]["kimi-cli"]
-    assert (hints["unread"], hints["orphan_results"]) == (3, 1)
+    assert (hints["unread"], hints["orphan_results"], hints["checkpoint"]) == (3, 1, 2)
+    assert story["turns"][-1]["msg"] == "x"
 
 
 def test_an_edited_turn_is_written_with_the_edit():
