@@ -37,6 +37,10 @@ def test_the_folder_loads_one_row_per_context(tmp_path, caplog):
     assert named[next(i for i, name in enumerate(beside) if name.endswith("wire.jsonl"))].startswith(
         "Kimi CLI's event stream"
     )
+    # the most specific name wins: a subagent's meta.json is Kimi CLI's, not the meta.json of a Qwen Code project
+    assert named[next(i for i, name in enumerate(beside) if name.endswith("meta.json"))].startswith(
+        "Kimi CLI's record of a subagent"
+    )
     msgs = ds.map(pc.to_messages, batched=True, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
     by_session = {
         FIRST: f"{FIRST}/context.jsonl",
