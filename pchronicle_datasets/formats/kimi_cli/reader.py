@@ -64,7 +64,7 @@ def is_marker(value: Any) -> bool:
     (True, False)
     """
     role = value.get("role") if isinstance(value, dict) else None
-    return type(role) is str and MARKERS.get(role, "") in value
+    return type(role) is str and role in MARKERS and MARKERS[role] in value
 
 
 def _obj(value: Any) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import pchronicle_datasets as pc
-from pchronicle_datasets.errors import NoConversationError
+from pchronicle_datasets.errors import FormatError, NoConversationError
 from pchronicle_datasets.formats import detect, into_storyline, iter_records
 from pchronicle_datasets.linking import tool_outcomes
+from pchronicle_datasets.sidecars import index_files
 from tests.formats.kimi_cli.cases import (
     BY_HAND,
     FILES,
@@ -91,6 +92,19 @@ def test_chat_messages_without_bookkeeping_stay_other_formats():
         {"role": "user", "content": "hi"}, {"role": "_checkpoint", "id": 0}, {"role": "assistant", "content": "hello"}
     )
     assert detect(text.encode()).NAME == "kimi-cli"
+
+
+def test_kimi_codes_journal_is_not_read_as_kimi_cli():
+    # Kimi Code (the successor) keeps agents/<agent>/wire.jsonl journals: another format, refused with what it holds,
+    # and not left out as Kimi CLI's wire.jsonl (which lies in sessions/<md5>/<session>/)
+    journal = lines(
+        {"type": "metadata", "protocol_version": "1.4", "created_at": 1784950509920},
+        {"type": "context.append_message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+    )
+    with pytest.raises(FormatError, match="not recognised"):
+        detect(journal.encode(), "wire.jsonl")
+    kimi_code = "home/.kimi-code/sessions/wd_p_ac3bb318f98e/session_1/agents/main/wire.jsonl"
+    assert index_files([kimi_code, "home/.kimi/sessions/0a1b/s1/wire.jsonl"]).keys() == {1}
 
 
 def test_usage_and_checkpoints_stay_residual():
