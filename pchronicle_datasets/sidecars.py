@@ -64,7 +64,8 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
     """The files of ``names`` that a format's ``INDEX_FILES`` names, each with what it is. A name is a file's base
     name, or its last path parts when it holds a ``/`` (``sessions/x.json``: only in a folder ``sessions``), with
     ``*`` standing for any part of a name (OpenClaw's ``<session id>.trajectory.jsonl``); a name ending in ``/`` is
-    a folder, every file below it at any depth (Claude Code's ``tool-results/``).
+    a folder, every file below it at any depth (Claude Code's ``tool-results/``). A name with more path parts is
+    tried first: it says more of where the file lies.
 
     >>> list(index_files(["a/sessions/s1.trajectory-path.json", "a/s1.trajectory-path.json", "p/logs.json"]))
     [0, 2]
@@ -79,6 +80,8 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
         if capability(module, "index_files") is not None:
             known.update(module.INDEX_FILES)
     folders = {key.rstrip("/"): what for key, what in known.items() if key.endswith("/")}
+    # the most specific name first: a Kimi CLI subagent's subagents/*/meta.json is not Qwen Code's meta.json
+    files = sorted(((k, w) for k, w in known.items() if not k.endswith("/")), key=lambda kw: -kw[0].count("/"))
     out: dict[int, str] = {}
     for i, name in enumerate(names):
         parts = name.replace(os.sep, "/").split("/")
@@ -87,9 +90,8 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
             found = next(
                 (
                     what
-                    for pattern, what in known.items()
-                    if not pattern.endswith("/")
-                    and fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern)
+                    for pattern, what in files
+                    if fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern)
                 ),
                 None,
             )

@@ -30,6 +30,7 @@ from . import (
     copilot_cli,
     cursor,
     gemini_cli,
+    kimi_cli,
     mini_swe_agent,
     openai_msg,
     opencode,
@@ -181,6 +182,7 @@ _BUILTIN = (
     pi,
     cline,
     qwen_code,
+    kimi_cli,
 )
 for _module in _BUILTIN:
     register(_module)

@@ -14,7 +14,7 @@ as every occurrence of one value gets one placeholder, a link (``/parent/psid`` 
 
 Opaque reasoning payloads (``OPAQUE_KEYS``: Anthropic ``signature`` of a thinking block and
 ``redacted_thinking`` data, OpenAI ``encrypted_content``, Gemini ``thoughtSignature``, Pi's
-``thinkingSignature``) are replaced by
+``thinkingSignature``, the ``encrypted`` of Kimi CLI's ``think`` parts) are replaced by
 ``<REDACTED:opaque-reasoning>`` wherever they are: found by key name in every object of the document
 (``msg`` parts, ``extra``, ``meta``, ``unknown_fields`` and inside JSON text), and by the last token of a
 residual pointer (``/unknown_fields/sources/*/fields/{pointer}``).
@@ -61,6 +61,11 @@ OPAQUE_KEYS = frozenset(
 _REASONING_FIELD_NAMES = frozenset(("reasoning_content", "reasoning", "reasoning_text"))
 # Objects whose ``signature`` is the thinking block's, whatever its length (fixtures write short ones).
 _THINKING_TYPES = frozenset(("thinking", "signature_delta"))
+# kosong's ``think`` part (Kimi CLI's context.jsonl) holds the provider's signature or encrypted thinking in
+# ``encrypted``: opaque in such a part, or as the residual ``…/content/{k}/encrypted`` of a part read apart.
+_KOSONG_THINK = "think"
+_KOSONG_ENCRYPTED = "encrypted"
+_KOSONG_RESIDUAL = re.compile(r"/content/\d+/encrypted\Z")
 # ``signature`` is opaque only as a payload (base64, no spaces): a tool's "signature" argument is code.
 _OPAQUE_BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}")
 
@@ -112,6 +117,8 @@ def _opaque(key: str, value: Any, parent: Mapping[str, Any]) -> bool:
         return isinstance(value, str) and bool(_OPAQUE_BLOB.fullmatch(value))
     if key == "data" and parent.get("type") == "redacted_thinking":
         return True
+    if key == _KOSONG_ENCRYPTED and parent.get("type") == _KOSONG_THINK:
+        return value not in (None, "")
     return False
 
 
@@ -120,6 +127,8 @@ def _residual_opaque(pointer_key: str, value: Any) -> bool:
     if value is None:
         return False
     last = unescape(pointer_key.rsplit("/", 1)[-1])
+    if last == _KOSONG_ENCRYPTED:
+        return value != "" and bool(_KOSONG_RESIDUAL.search(pointer_key))
     if last == "signature":
         return not isinstance(value, str) or bool(_OPAQUE_BLOB.fullmatch(value))
     return last in OPAQUE_KEYS and not (last == "thinkingSignature" and value in _REASONING_FIELD_NAMES)

@@ -27,6 +27,7 @@ SOURCES = {
     "opencode": sorted((DATA / "opencode").rglob("*.json"))[0],
     "gemini-cli": sorted((DATA / "gemini_cli").rglob("*.json"))[0],
     "qwen-code": sorted((DATA / "qwen_code").rglob("chats/*.jsonl"))[0],
+    "kimi-cli": sorted((DATA / "kimi_cli" / "kimi-home").rglob("context.jsonl"))[0],
     "openhands-sdk": DATA / "openhands_sdk" / "goal_events.jsonl",
     "cline": DATA / "cline" / "tasks" / "1777073170000" / "api_conversation_history.json",
 }
@@ -74,6 +75,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "claude-code",
         "cline",
         "qwen-code",
+        "kimi-cli",
         "openhands-sdk",
     ],
 )

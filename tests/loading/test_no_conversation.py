@@ -63,6 +63,10 @@ BOOKKEEPING = {
         ),
     ),
     "opencode no message": ("opencode", json.dumps({"info": {"id": "ses_1", "title": "t"}, "messages": []})),
+    "kimi-cli bookkeeping only": (
+        "kimi-cli",
+        lines({"role": "_system_prompt", "content": "You are Kimi CLI."}, {"role": "_checkpoint", "id": 0}),
+    ),
     "qwen-code system records only": (
         "qwen-code",
         lines(
@@ -94,6 +98,7 @@ def test_a_file_of_bookkeeping_only_holds_no_conversation(case):
         ("gemini-cli", json.dumps({"sessionId": "s", "messages": [{"id": "m", "type": "no-such-type"}]})),
         ("opencode", json.dumps({"info": {"id": "ses_1"}, "messages": [{"info": {"role": "narrator"}}]})),
         ("qwen-code", json.dumps({"uuid": "a", "parentUuid": None, "sessionId": "s", "type": "user", "message": {}})),
+        ("kimi-cli", lines({"role": "_checkpoint", "id": 0}, {"role": "user", "text": "hi"})),
     ],
 )
 def test_messages_that_all_fall_into_residual_are_still_refused(fmt, data):

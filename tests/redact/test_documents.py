@@ -190,6 +190,30 @@ def test_a_pi_thinking_signature_that_names_the_reasoning_field_is_kept():
     assert out["extra"]["content"][0]["thinkingSignature"] == "reasoning_content"
 
 
+def test_a_kimi_cli_think_signature_is_stripped():
+    """Kimi CLI's ``think`` parts keep the provider's signature in ``encrypted`` (kosong ``ThinkPart``): stripped
+    as residual of a part read apart and inside a part kept whole; Kimi's own ``null`` stays."""
+    import json
+
+    from pchronicle_datasets.formats import into_storyline
+
+    think = {"type": "think", "think": "a", "encrypted": "EqQBCkYIBRgCKkCs9tbuSj0Ve7N1"}
+    text = "".join(
+        json.dumps(r) + "\n"
+        for r in [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [think, {"type": "text", "text": "ok"}]},
+            {"role": "assistant", "content": [think, {**think, "think": "b"}]},
+            {"role": "assistant", "content": [{"type": "think", "think": "c", "encrypted": None}]},
+        ]
+    )
+    [story] = into_storyline("kimi-cli", text, document_id="h/s/context.jsonl")
+    fields = pc.redact(story, key="k")["unknown_fields"]["sources"]["kimi-cli"]["fields"]
+    assert fields["/1/content/0/encrypted"] == OPAQUE_PLACEHOLDER
+    assert [fields[f"/2/content/{k}"]["encrypted"] for k in (0, 1)] == [OPAQUE_PLACEHOLDER] * 2
+    assert fields["/3/content/0/encrypted"] is None
+
+
 def test_user_names_in_ids_are_replaced_consistently():
     story = {
         "schema_version": "storyline/v1",
