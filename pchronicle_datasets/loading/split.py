@@ -3,10 +3,10 @@ shards, Spark's tasks).
 
 A file may be split only when it is uncompressed JSON Lines (never a SQLite database, whatever its bytes look
 like), known from its first lines (``base.starts_json_lines``: a file that is one JSON value has no such lines),
-and of a format that can read a part: ``"range"`` for a format whose reader reads byte ranges and regroups rows (``splittable``: openai-msg,
-its rows grouped by session), ``"lines"`` for one whose lines stand alone (``line_reader``: storyline, chat,
-atif, sharegpt). How big a file must be is each engine's choice (``builder.SPLIT_MIN``, Spark's
-``split_size``); which files, and how, is this module's.
+and of a format that can read a part: ``"range"`` for a format whose reader reads byte ranges and regroups rows
+(``splittable``: openai-msg, its rows grouped by session), ``"lines"`` for one whose lines stand alone
+(``line_reader``: storyline, chat, atif, sharegpt). How big a file must be is each engine's choice
+(``builder.SPLIT_MIN``, Spark's ``split_size``); which files, and how, is this module's.
 
 The format is the one the local reader would use, found by detection on the file's first records. With a
 named format, the detected one must be that format, else the file is read whole: the whole-file reader's
