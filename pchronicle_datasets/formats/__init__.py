@@ -316,6 +316,7 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     format of the rest; the reader then refuses that record on its own. ``FormatError`` saying what the file
     looks like when no format claims any of them, or when more than one claims the deciding record. A ``Source``
     is only peeked at (its first lines), unless its first line is no record (a pretty-printed file, read whole).
+    A SQLite database (its first 16 bytes) is read whole and named by its tables (``database_format``).
 
     >>> detect(b'{"note": "not a row"}\\n{"session_id": "s", "step_id": 1, "messages": []}\\n').NAME
     'openai-msg'
@@ -342,6 +343,10 @@ shares the keys schema_version, session_id, agent, steps), whose reader says /sc
 schema_version: '2.0' (expected 'ATIF-v1.N' or '1.N'; other versions are refused); once that is fixed, read it \
 with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, ...)
     """
+    head = data.head(len(SQLITE_MAGIC)) if isinstance(data, Source) else bytes(data[: len(SQLITE_MAGIC)])
+    if is_database(head):  # a SQLite database: by its tables (database_format), its bytes read whole
+        raw = data.read_all() if isinstance(data, Source) else bytes(data)
+        return database_format("auto", _tables(raw, document_id), document_id)
     first: Any = None
     looked = 0
     matches: list[Format] = []
@@ -505,6 +510,12 @@ harness wrote it, name its format with --from, or ask for a reader in shop.db
     raise FormatError(f"{what}: its tables fit {names}; name the format instead of auto", document_id=document_id)
 
 
+def _tables(data: bytes, document_id: str | None, wal: bytes | None = None) -> frozenset[str]:
+    """The tables of a database (read from a copy: ``database.opened``; a damaged one is a ``FormatError``)."""
+    with opened(data, document_id, wal) as con:
+        return table_names(con)
+
+
 def _database_records(fmt: str, src: Source, document_id: str | None, wal: bytes | None) -> Iterator[Record]:
     """The records of a SQLite database: read whole (``max_record_size`` bounds it, and says how to raise it), its
     tables read (from a copy, ``database.opened``) to find its format, then that format's reader given the bytes and
@@ -514,9 +525,7 @@ def _database_records(fmt: str, src: Source, document_id: str | None, wal: bytes
         data = src.read_all()
         if src.error is not None:  # compressed and cut short: the database is incomplete
             raise src.error
-        with opened(data, document_id, wal) as con:
-            tables = table_names(con)
-        module = database_format(fmt, tables, document_id)
+        module = database_format(fmt, _tables(data, document_id, wal), document_id)
     except FormatError as exc:
         yield Record(None, b"", error=exc.with_context(document_id=document_id))
         return
