@@ -63,13 +63,16 @@ SESSION_TOTALS = (
 )
 
 #: Files OpenCode keeps in its data folder (``~/.local/share/opencode``) beside ``opencode.db`` that hold no session a
-#: folder load reads (``sidecars.index_files``): credentials, never read; and the file store of OpenCode before 1.2,
-#: which 1.2 migrates into the database on its first start.
+#: folder load reads (``sidecars.index_files``): credentials, never read; the packages OpenCode installs under ``bin/``
+#: (language servers, formatters: ``package.json`` and ``node_modules``, anomalyco/opencode#9404); and the file store
+#: of OpenCode before 1.2, which 1.2 migrates into the database on its first start.
 _LEGACY = "OpenCode's file store before 1.2 (migrated into opencode.db by OpenCode 1.2 and later; give an older "
 _LEGACY += "session as `opencode export <id>` prints it)"
 INDEX_FILES = {
     "auth.json": "the provider credentials OpenCode keeps (never read)",
     "mcp-auth.json": "the MCP server credentials OpenCode keeps (never read)",
+    "bin/package.json": "the manifest of the language servers and formatters OpenCode installs",
+    "node_modules/": "a package installed beside the sessions (OpenCode's language servers, formatters)",
     "storage/session/*/*.json": _LEGACY,
     "storage/message/*/*.json": _LEGACY,
     "storage/part/*/*.json": _LEGACY,

@@ -96,10 +96,14 @@ def test_each_document_is_written_back_as_the_export_opencode_prints():
 
 @pytest.fixture
 def share(tmp_path: Path) -> Path:
-    """``~/.local/share/opencode`` as OpenCode leaves it: the database, its credentials and a file of the store OpenCode
-    used before 1.2, beside a shared-memory index (``-shm``) that is never read."""
+    """``~/.local/share/opencode`` as OpenCode leaves it: the database, its credentials, the packages it installs for
+    its language servers, a file of the store OpenCode used before 1.2, and a shared-memory index (``-shm``) that is
+    never read."""
     root = tmp_path / "opencode"
     (root / "storage" / "session" / "global").mkdir(parents=True)
+    (root / "bin" / "node_modules" / "typescript").mkdir(parents=True)
+    (root / "bin" / "package.json").write_text('{"dependencies": {"typescript": "5.9.2"}}')
+    (root / "bin" / "node_modules" / "typescript" / "package.json").write_text('{"name": "typescript"}')
     shutil.copy(DB, root / "opencode.db")
     (root / "auth.json").write_text('{"anthropic": {"type": "api", "key": "not-a-real-key"}}')
     (root / "storage" / "session" / "global" / "ses_old.json").write_text('{"id": "ses_old"}')
@@ -117,7 +121,7 @@ def test_load_dataset_reads_the_folder_one_row_per_session(share, tmp_path, capl
     got = list(ds)
     assert [r["session"] for r in got] == SESSIONS
     assert [pc.row_to_story(r) for r in got] == stories()
-    assert "left out 2 files that hold no session: auth.json (the provider credentials OpenCode keeps" in caplog.text
+    assert "left out 4 files that hold no session: auth.json (the provider credentials OpenCode keeps" in caplog.text
     if not kwargs:
         msgs = ds.map(pc.to_messages, batched=True, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
         assert [[m["role"] for m in r["messages"]] for r in msgs] == [
@@ -236,3 +240,37 @@ def test_a_database_is_read_whole_never_split_and_within_max_record_size():
     assert "max_record_size" in str(rec.error) and "opencode.db" in str(rec.error)
     compressed = gzip.compress(DB.read_bytes())  # a database kept compressed reads as the file
     assert [r.story["session"] for r in iter_records("auto", compressed, "opencode.db.gz")] == SESSIONS
+
+
+def test_a_bad_row_refuses_its_session_only_and_an_empty_session_is_left_out(tmp_path, caplog):
+    folder = tmp_path / "share"
+    folder.mkdir()
+    shutil.copy(DB, folder / "opencode.db")
+    con = sqlite3.connect(folder / "opencode.db")
+    con.execute("update message set data = '[1]' where id = 'msg_fceaa6602001B2FFryUj66zJ0w'")  # of SESSIONS[1]
+    con.execute(
+        "insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+        "values ('ses_empty', 'global', 'quiet-fox', '/work', 'Started and left', '1.18.13', 1785879100000, "
+        "1785879100000)"
+    )
+    con.commit()
+    con.close()
+    records = list(iter_records("auto", (folder / "opencode.db").read_bytes(), "opencode.db"))
+    assert [r.story["session"] for r in records if r.story] == [SESSIONS[0], SESSIONS[2]]
+    bad, empty = (r.error for r in records if r.error)
+    assert str(bad).startswith(
+        f"(root): session {SESSIONS[1]}: the message row 'msg_fceaa6602001B2FFryUj66zJ0w': its data is not a JSON "
+        "object"
+    )
+    assert isinstance(empty, NoConversationError) and "ses_empty" in str(empty)
+    with caplog.at_level(logging.WARNING):
+        ds = datasets.load_dataset(
+            "pchronicle",
+            "auto",
+            data_dir=str(folder),
+            split="train",
+            on_bad_records="skip",
+            cache_dir=str(tmp_path / "c"),
+        )
+    assert ds["session"] == [SESSIONS[0], SESSIONS[2]]
+    assert "1 bad record" in caplog.text and "left out 1 file that holds no conversation: opencode.db" in caplog.text
