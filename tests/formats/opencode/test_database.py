@@ -202,6 +202,27 @@ def test_the_write_ahead_log_beside_the_database_is_read_with_it(tmp_path, capsy
     assert sidecar_names("share/opencode.db") == ["share/opencode.db-wal"]
 
 
+def test_a_load_from_the_cache_sees_sessions_added_to_the_log(tmp_path):
+    """A running OpenCode writes to the log, not the database, until it checkpoints: the database's time stays the
+    same, so the log's size and time are part of what the prepared cache is known by (``loading/folder.py``)."""
+    logged = tmp_path / "logged"
+    with_logged_session(DB, logged)
+    folder = tmp_path / "share"
+    folder.mkdir()
+    shutil.copy2(logged / "opencode.db", folder / "opencode.db")
+    cache = str(tmp_path / "c")
+    assert (
+        datasets.load_dataset("pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=cache).num_rows == 3
+    )
+    named = {"data_files": str(folder / "opencode.db"), "split": "train", "cache_dir": cache}
+    assert datasets.load_dataset("pchronicle", "auto", **named).num_rows == 3
+    shutil.copy2(logged / "opencode.db-wal", folder / "opencode.db-wal")  # the database file itself is unchanged
+    assert (
+        datasets.load_dataset("pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=cache).num_rows == 4
+    )
+    assert datasets.load_dataset("pchronicle", "auto", **named).num_rows == 4
+
+
 def test_a_database_no_format_reads_is_left_out_of_a_folder_and_named(share, tmp_path, caplog):
     con = sqlite3.connect(share / "places.db")
     con.execute("create table moz_places (id integer, url text)")
