@@ -295,3 +295,49 @@ def test_a_bad_row_refuses_its_session_only_and_an_empty_session_is_left_out(tmp
         )
     assert ds["session"] == [SESSIONS[0], SESSIONS[2]]
     assert "1 bad record" in caplog.text and "left out 1 file that holds no conversation: opencode.db" in caplog.text
+
+
+def test_a_subagent_session_in_a_database_is_linked_as_two_exports_are(tmp_path):
+    """The real database has no child session: the two exports written from the schema (a parent whose ``task`` call
+    names its child, and the child with ``info.parentID``) are put into a copy of it as OpenCode's rows, and read back
+    with the same turns, ``/parent`` and ``/children`` as the exports give."""
+    exports = [json.loads(p.read_text()) for p in sorted(DATA.glob("ses_*.json"))]
+    path = tmp_path / "opencode.db"
+    shutil.copy(DB, path)
+    con = sqlite3.connect(path)
+    for export in exports:
+        info = export["info"]
+        con.execute(
+            "insert into session (id, project_id, parent_id, slug, directory, title, version, agent, time_created, "
+            "time_updated) values (?, ?, ?, 'a-slug', ?, ?, ?, ?, ?, ?)",
+            (info["id"], info["projectID"], info.get("parentID"), info["directory"], info["title"], info["version"],
+             info["agent"], info["time"]["created"], info["time"]["updated"]),
+        )  # fmt: skip
+        for m, message in enumerate(export["messages"]):
+            data = {k: v for k, v in message["info"].items() if k not in ("id", "sessionID")}
+            mid = message["info"]["id"]
+            con.execute(
+                "insert into message (id, session_id, time_created, time_updated, data) values (?, ?, ?, ?, ?)",
+                (mid, info["id"], info["time"]["created"] + m, 0, json.dumps(data)),
+            )
+            for p, part in enumerate(message["parts"]):
+                data = {k: v for k, v in part.items() if k not in ("id", "sessionID", "messageID")}
+                con.execute(
+                    "insert into part (id, message_id, session_id, time_created, time_updated, data) "
+                    "values (?, ?, ?, 0, 0, ?)",
+                    (f"prt_{mid}_{p:03d}", mid, info["id"], json.dumps(data)),  # ids in the export's part order
+                )
+    con.commit()
+    con.close()
+    read = {s["session"]: s for s in into_storyline("auto", path.read_bytes(), document_id="opencode.db")}
+    assert list(read) == [*(e["info"]["id"] for e in exports), *SESSIONS]  # by time_created: theirs are older
+    for export in exports:
+        [alone] = into_storyline("opencode", json.dumps(export), document_id="x.json")
+        got = read[alone["session"]]
+        assert got["turns"] == alone["turns"]
+        assert (got.get("parent"), got.get("children")) == (alone.get("parent"), alone.get("children"))
+    parent, child = (read[e["info"]["id"]] for e in exports)
+    assert parent["children"] == [child["session"]] and child["parent"] == {
+        "psid": parent["session"],
+        "rel": "subagent",
+    }
