@@ -343,8 +343,9 @@ shares the keys schema_version, session_id, agent, steps), whose reader says /sc
 schema_version: '2.0' (expected 'ATIF-v1.N' or '1.N'; other versions are refused); once that is fixed, read it \
 with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, ...)
     """
-    head = data.head(len(SQLITE_MAGIC)) if isinstance(data, Source) else bytes(data[: len(SQLITE_MAGIC)])
-    if is_database(head):  # a SQLite database: by its tables (database_format), its bytes read whole
+    # A SQLite database: named by its tables (database_format), its bytes read whole.
+    head = data.head(len(SQLITE_MAGIC)) if isinstance(data, Source) else data[: len(SQLITE_MAGIC)]
+    if isinstance(head, (bytes, bytearray, memoryview)) and is_database(head):  # (text never is)
         raw = data.read_all() if isinstance(data, Source) else bytes(data)
         return database_format("auto", _tables(raw, document_id), document_id)
     first: Any = None
