@@ -54,7 +54,7 @@ from .loading.ranges import byte_range
 from .loading.split import HEAD, SplitKind, split_kind
 from .quarantine import MAX_EXAMPLES, Quarantine, QuarantineError, new_run_id
 from .session_links import parent_links
-from .sidecars import groups, index_note, join_members, pair, read_sidecar
+from .sidecars import FOLDER_EXTENSIONS, groups, index_note, join_members, pair, read_sidecar
 
 logger = datasets.utils.logging.get_logger(__name__)
 
@@ -475,6 +475,6 @@ def register() -> None:
     code_hash = digest.hexdigest()
     packaged_modules._PACKAGED_DATASETS_MODULES[MODULE_NAME] = (__name__, code_hash)
     install_folder_rule(MODULE_NAME)  # a data_dir without data_files: loading/folder.py
-    packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, [".json", ".jsonl", ".gz", ".zst", ".bz2", ".xz"])
+    packaged_modules._MODULE_TO_EXTENSIONS.setdefault(MODULE_NAME, list(FOLDER_EXTENSIONS))
     packaged_modules._MODULE_TO_METADATA_FILE_NAMES.setdefault(MODULE_NAME, [])
     packaged_modules._MODULE_TO_METADATA_EXTENSIONS.setdefault(MODULE_NAME, [])

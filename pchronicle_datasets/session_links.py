@@ -24,6 +24,7 @@ from .compression import iter_decompressed
 from .errors import PchronicleError
 from .formats import detect, get_format
 from .formats.base import Record, as_bytes
+from .formats.database import is_database
 
 __all__ = ["first_line", "parent_links", "with_children"]
 
@@ -63,7 +64,7 @@ def parent_links(paths: Iterable[str], fmt: str) -> dict[str, list[str]]:
         if "://" in path or "::" in path or not os.path.isfile(path):
             continue
         line = first_line(path)
-        if line is None:
+        if line is None or is_database(line):  # a database's sessions name their parents themselves
             continue
         try:
             module = fixed or detect(line)

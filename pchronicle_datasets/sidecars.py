@@ -17,6 +17,12 @@ Code's ``sessions-index.json``; a key ending in ``/`` names a folder, every file
 Claude Code's ``tool-results/``): ``pair`` leaves them out of the documents, and ``index_files`` says what each
 is, for the builder and the CLI to report, so a folder loads without stopping on a file no reader takes.
 
+A SQLite database (``opencode.db``: ``DATABASE_EXTENSIONS``) has the write-ahead log SQLite keeps beside it
+(``opencode.db-wal``: the changes a running harness has not folded into the file yet) as its sidecar, whatever its
+format (``sidecar_names``): every loader gives the log to the database's reader, which opens the two together
+(``formats.database``); the shared-memory index (``-shm``) is never read (SQLite rebuilds it). Neither is listed as a
+document (their names end in no reader's extension).
+
 >>> pair(["s.jsonl", "s/subagents/agent-a1.jsonl", "s/subagents/agent-a1.meta.json", "x.meta.json"])
 ([0, 1, 3], {1: 2})
 >>> pair(["p/sessions-index.json", "p/s.jsonl"]), index_files(["p/sessions-index.json", "p/s.jsonl"])[0][:21]
@@ -30,7 +36,9 @@ import os
 from collections.abc import Sequence
 
 __all__ = [
+    "DATABASE_EXTENSIONS",
     "FOLDER_EXTENSIONS",
+    "WAL_SUFFIX",
     "copies_note",
     "folder_files",
     "groups",
@@ -44,14 +52,24 @@ __all__ = [
 
 #: The files of a folder given to the CLI that are read (what the builder takes from a ``data_dir`` too): every
 #: format's ``EXTENSION`` (SWE-agent writes ``.traj``) and the compressed files.
-FOLDER_EXTENSIONS = (".json", ".jsonl", ".traj", ".gz", ".zst", ".bz2", ".xz")
+#: The names SQLite databases of harnesses end in (``opencode.db``, Goose's ``sessions.db``): a folder's listing takes
+#: them (a database is recognised by its first bytes, not its name: given by name, any database is read).
+DATABASE_EXTENSIONS = (".db",)
+FOLDER_EXTENSIONS = (".json", ".jsonl", ".traj", *DATABASE_EXTENSIONS, ".gz", ".zst", ".bz2", ".xz")
+#: The write-ahead log SQLite keeps beside a database in WAL mode: ``<database>-wal``.
+WAL_SUFFIX = "-wal"
 
 
 def sidecar_names(name: str) -> list[str]:
-    """The sidecars that may inform the file ``name``, one per format that has them."""
+    """The sidecars that may inform the file ``name``, one per format that has them; of a database, its write-ahead
+    log (SQLite's own naming, the same for every harness).
+
+    >>> sidecar_names("share/opencode/opencode.db")
+    ['share/opencode/opencode.db-wal']
+    """
     from .formats import capability, formats
 
-    out = []
+    out = [name + WAL_SUFFIX] if name.endswith(DATABASE_EXTENSIONS) else []
     for module in formats():
         if capability(module, "sidecars") is not None:
             found = module.sidecar_of(name)

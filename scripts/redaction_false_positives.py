@@ -1,6 +1,7 @@
 """Measure redaction on real files: the number of values each rule would replace in each file (never the
 values). Every string of each file is scanned as a decoded value (a JSON file whole, JSON Lines line by
-line; other text files as one string), as push would scan them once read. docs/redaction.md lists the
+line; other text files as one string; a SQLite database as the JSON its reader builds of each session, an
+OpenCode database's exports), as push would scan them once read. docs/redaction.md lists the
 results and what each redaction was.
 
     python scripts/redaction_false_positives.py tests/data ../shared/corpora
@@ -13,11 +14,17 @@ import json
 import sys
 from pathlib import Path
 
+from pchronicle_datasets.formats import iter_records
+from pchronicle_datasets.formats.database import is_database
 from pchronicle_datasets.redact import Redactor
 from pchronicle_datasets.redact.walk import redact_value
 
 
 def values(path: Path):
+    if is_database(path.read_bytes()[:16]):  # its rows are what a load reads: each session as its reader sees it
+        for rec in iter_records("auto", path.read_bytes(), path.name):
+            yield rec.value
+        return
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
         yield json.loads(text)

@@ -13,7 +13,8 @@ from its content), two accountings, computed from the source and the outputs wit
 2. **Document → training text.** Every message text, call (name and arguments) and result content of each
    document is found in what ``to_messages`` and ``to_sharegpt`` write for it, or the map reports a loss.
 
-A new format's test files are covered as soon as they are in ``tests/data/``.
+A new format's test files are covered as soon as they are in ``tests/data/``; a SQLite database (OpenCode's) is
+accounted for from the rows of the tables its reader reads.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import pytest
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import detect, iter_records
+from pchronicle_datasets.formats.database import is_database, opened
 from pchronicle_datasets.losses import collect_losses
 from pchronicle_datasets.render.sharegpt import system_prompt
 from pchronicle_datasets.sidecars import groups, join_members
@@ -38,7 +40,7 @@ FILES = sorted(
     p
     for base in (ROOT / "tests" / "data", ROOT / "pchronicle_datasets" / "samples")
     for p in base.rglob("*")
-    if p.is_file() and p.suffix in (".json", ".jsonl", ".traj") and ".expected." not in p.name
+    if p.is_file() and p.suffix in (".json", ".jsonl", ".traj", ".db") and ".expected." not in p.name
 )
 # The files of a folder that are one document (an OpenHands conversation folder, sidecars.groups) are read as the
 # loaders read them: together, under their first file; the others are no file of their own.
@@ -103,6 +105,13 @@ def _pieces(s: str) -> Iterator[str]:
 
 
 def _source_values(path: Path, alone: bool = False) -> Iterator[Any]:
+    if is_database(path.read_bytes()[:16]):  # the rows of the tables its reader reads (OpenCode's), JSON text in them
+        with opened(path.read_bytes(), path.name) as con:
+            for table in ("session", "message", "part"):
+                cursor = con.execute(f"select * from {table}")
+                names = [d[0] for d in cursor.description]
+                yield from (dict(zip(names, row, strict=True)) for row in cursor)
+        return
     if path in _GROUPS and not alone:
         for member in _GROUPS[path]:
             yield from _source_values(member, alone=True)

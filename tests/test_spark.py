@@ -156,6 +156,21 @@ def test_an_openhands_conversation_folder_is_one_document(spark, tmp_path):
     assert _stories(spark.read.format("pchronicle").load(str(folder)).collect()) == got
 
 
+def test_an_opencode_database_with_its_log_is_one_row_per_session(spark, tmp_path):
+    """A SQLite database (OpenCode's, with the write-ahead log a running OpenCode keeps beside it: a real one, written
+    by SQLite, tests/formats/opencode/test_database.py) is read whole, one row per session, as the local loader reads
+    it: through the read and through the data source."""
+    from tests.formats.opencode.test_database import DB, with_logged_session
+
+    folder = tmp_path / "share"
+    with_logged_session(DB, folder)
+    got = _stories(pcs.read(spark, str(folder)).rows.collect())
+    ds = load_dataset("pchronicle", "auto", data_dir=str(folder), split="train", cache_dir=str(tmp_path / "cache"))
+    assert got == [pc.row_to_story(row) for row in ds] and len(got) == 4 and got[3]["session"] == "ses_inthelog"
+    pcs.register(spark)
+    assert _stories(spark.read.format("pchronicle").load(str(folder)).collect()) == got
+
+
 def test_the_data_source_reads_like_the_loader(spark, tmp_path):
     pcs.register(spark)
     df = spark.read.format("pchronicle").option("format", "openai-msg").load(str(CAPTURE))

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
-from ..errors import FormatError, PchronicleError
+from ..errors import FormatError, NoConversationError, PchronicleError
 from ..jsonio import json_type, short
 from . import (
     atif,
@@ -44,6 +44,7 @@ from . import (
     swe_agent,
 )
 from .base import CAPABILITIES, Format, Record, as_bytes, documents, first_value, first_values, parse_file
+from .database import SQLITE_MAGIC, DatabaseFile, is_database, opened, table_names
 from .source import BOM, MAX_RECORD_SIZE, Oversized, Source, file_chunks, utf8
 
 __all__ = [
@@ -116,6 +117,9 @@ def _check_capabilities(module: Any) -> None:
             if member == "KEYS":
                 if not (isinstance(value, (tuple, list, frozenset)) and all(isinstance(k, str) for k in value)):
                     raise TypeError(f"a format's KEYS is the keys its records are known by (strings), got {value!r}")
+            elif member == "DATABASE_TABLES":
+                if not (isinstance(value, frozenset) and value and all(isinstance(t, str) for t in value)):
+                    raise TypeError(f"a format's DATABASE_TABLES is a frozenset of table names, got {value!r}")
             elif member == "INDEX_FILES":
                 if not (isinstance(value, dict) and all(isinstance(x, str) for kv in value.items() for x in kv)):
                     raise TypeError(f"a format's INDEX_FILES maps file names to what each is (strings), got {value!r}")
@@ -133,8 +137,9 @@ def capability(fmt: Format | str, name: str) -> Any:
     """The format ``fmt`` (a format or its name) when it has the optional capability ``name`` (a key of
     ``base.CAPABILITIES``: ``"splittable"``, ``"line_reader"``, ``"folder_writer"``, ``"batched_writer"``,
     ``"streaming_writer"``, ``"hints"``, ``"regrouping"``, ``"keys"``, ``"sidecars"``, ``"document_suffix"``,
-    ``"index_files"``, ``"members"``), typed as that capability's protocol; else None. The one place that looks
-    for a format's optional members: ``register`` has checked that a format declaring one has all of it.
+    ``"index_files"``, ``"members"``, ``"database"``), typed as that capability's protocol; else None. The one
+    place that looks for a format's optional members: ``register`` has checked that a format declaring one has
+    all of it.
 
     >>> capability("openai-msg", "splittable").NAME, capability("chat", "splittable")
     ('openai-msg', None)
@@ -313,6 +318,7 @@ def detect(data: bytes | Source, document_id: str | None = None) -> Format:
     format of the rest; the reader then refuses that record on its own. ``FormatError`` saying what the file
     looks like when no format claims any of them, or when more than one claims the deciding record. A ``Source``
     is only peeked at (its first lines), unless its first line is no record (a pretty-printed file, read whole).
+    A SQLite database (its first 16 bytes) is read whole and named by its tables (``database_format``).
 
     >>> detect(b'{"note": "not a row"}\\n{"session_id": "s", "step_id": 1, "messages": []}\\n').NAME
     'openai-msg'
@@ -339,6 +345,11 @@ shares the keys schema_version, session_id, agent, steps), whose reader says /sc
 schema_version: '2.0' (expected 'ATIF-v1.N' or '1.N'; other versions are refused); once that is fixed, read it \
 with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, ...)
     """
+    # A SQLite database: named by its tables (database_format), its bytes read whole.
+    head = data.head(len(SQLITE_MAGIC)) if isinstance(data, Source) else data[: len(SQLITE_MAGIC)]
+    if isinstance(head, (bytes, bytearray, memoryview)) and is_database(head):  # (text never is)
+        raw = data.read_all() if isinstance(data, Source) else bytes(data)
+        return database_format("auto", _tables(raw, document_id), document_id)
     first: Any = None
     looked = 0
     matches: list[Format] = []
@@ -429,7 +440,10 @@ def iter_records(
     value) is one ``RecordTooLargeError`` record naming the file, the line and the limit, its text never held
     (``source.Source``). ``fmt`` may be ``"auto"``:
     the format is detected from the content (``detect``). ``sidecar``: the bytes of the file's sidecar
-    (``sidecars.py``), given to a reader that takes one."""
+    (``sidecars.py``), given to a reader that takes one; of a SQLite database, its write-ahead log (``-wal``).
+
+    A SQLite database (its first 16 bytes, ``database.is_database``) is read whole and given to the format whose
+    ``DATABASE_TABLES`` it has (``_database_records``), never cut into lines."""
     if isinstance(data, Mapping) or not (
         isinstance(data, (str, bytes, bytearray, memoryview, Iterable)) or hasattr(data, "read")
     ):
@@ -440,6 +454,9 @@ def iter_records(
         blank = src.is_blank()
     except FormatError as exc:
         yield Record(None, b"", error=exc)
+        return
+    if not blank and is_database(src.head(len(SQLITE_MAGIC))):
+        yield from _database_records(fmt, src, document_id, sidecar)
         return
     if not blank:
         try:
@@ -455,6 +472,67 @@ def iter_records(
     if src.error is not None:
         # The cut (or a corrupt tail, or the size limit): one bad record holding the incomplete last line's bytes.
         yield Record(src.error.line, src.cut, error=src.error)
+
+
+def database_format(fmt: str, tables: frozenset[str], document_id: str | None = None) -> Format:
+    """The format that reads a SQLite database with ``tables``: ``fmt`` when it reads databases, else (``"auto"``)
+    the one format whose ``DATABASE_TABLES`` are all among them. A database no format reads, or one the named format
+    does not read, is a ``NoConversationError`` (a folder load leaves it out and names it) saying what it is and what
+    to do; one claimed by several formats is a ``FormatError``.
+
+    >>> database_format("auto", frozenset({"session", "message", "part", "todo"})).NAME
+    'opencode'
+    >>> database_format("auto", frozenset({"orders"}), "shop.db")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pchronicle_datasets.errors.NoConversationError: (root): a SQLite database (tables orders) that holds no \
+sessions any format reads (databases are read by ...opencode: tables message, part, session...): not read; if a \
+harness wrote it, name its format with --from, or ask for a reader in shop.db
+    """
+    readers = {m.NAME: m for m in _FORMATS.values() if capability(m, "database") is not None}
+    claims = [m for m in readers.values() if tables >= m.DATABASE_TABLES]
+    what = f"a SQLite database (tables {', '.join(sorted(tables)[:12])}{', …' if len(tables) > 12 else ''})"
+    known = "; ".join(f"{name}: tables {', '.join(sorted(m.DATABASE_TABLES))}" for name, m in readers.items())
+    if fmt != "auto":
+        module = get_format(fmt)
+        if module.NAME in readers:
+            return module
+        hint = f": read it with --from {claims[0].NAME}" if len(claims) == 1 else ""
+        raise NoConversationError(
+            f"{what}, which {module.NAME} does not read (it reads no database){hint}", document_id=document_id
+        )
+    if len(claims) == 1:
+        return claims[0]
+    if not claims:
+        raise NoConversationError(
+            f"{what} that holds no sessions any format reads (databases are read by {known or 'no format'}): "
+            "not read; if a harness wrote it, name its format with --from, or ask for a reader",
+            document_id=document_id,
+        )
+    names = ", ".join(sorted(m.NAME for m in claims))
+    raise FormatError(f"{what}: its tables fit {names}; name the format instead of auto", document_id=document_id)
+
+
+def _tables(data: bytes, document_id: str | None, wal: bytes | None = None) -> frozenset[str]:
+    """The tables of a database (read from a copy: ``database.opened``; a damaged one is a ``FormatError``)."""
+    with opened(data, document_id, wal) as con:
+        return table_names(con)
+
+
+def _database_records(fmt: str, src: Source, document_id: str | None, wal: bytes | None) -> Iterator[Record]:
+    """The records of a SQLite database: read whole (``max_record_size`` bounds it, and says how to raise it), its
+    tables read (from a copy, ``database.opened``) to find its format, then that format's reader given the bytes and
+    the write-ahead log beside the file (``database.DatabaseFile``). The database's bytes never go to a quarantine
+    entry: an error names the file."""
+    try:
+        data = src.read_all()
+        if src.error is not None:  # compressed and cut short: the database is incomplete
+            raise src.error
+        module = database_format(fmt, _tables(data, document_id, wal), document_id)
+    except FormatError as exc:
+        yield Record(None, b"", error=exc.with_context(document_id=document_id))
+        return
+    yield from module.iter_records(DatabaseFile(data, wal), document_id)
 
 
 def _pretty_whole(text: bytes) -> bool:

@@ -8,6 +8,12 @@ log beside it when one is given (the changes a running harness has not yet folde
 own function gives one ``Record`` per session from the open connection. Nothing is written to the user's file: the
 copy is opened ``query_only``.
 
+The loaders (``formats.iter_records``: the builder, ``read_batches``, the CLI, Spark) recognise a database by its first
+16 bytes, read it whole (within ``max_record_size``: never in lines or byte ranges), and hand its reader a
+``DatabaseFile``: the database's bytes with the write-ahead log found beside it (``sidecars``: ``opencode.db-wal``
+beside ``opencode.db``) attached, which ``read_database`` opens together. A reader called on the bytes alone
+(``pc.into_storyline("opencode", data)``) reads the database as it is.
+
 >>> import sqlite3, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "t.db")
 >>> con = sqlite3.connect(path); _ = con.execute("create table session (id text)"); con.commit(); con.close()
@@ -22,6 +28,7 @@ copy is opened ``query_only``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sqlite3
 import tempfile
@@ -29,9 +36,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import FormatError
-from .source import as_source
+from .source import Source, as_source, file_chunks
 
-__all__ = ["SQLITE_MAGIC", "is_database", "opened", "read_database", "table_names"]
+__all__ = ["SQLITE_MAGIC", "DatabaseFile", "database_input", "is_database", "opened", "read_database", "table_names"]
 
 #: The first 16 bytes of every SQLite 3 database file (sqlite.org/fileformat.html, "The Database Header").
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -40,6 +47,44 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 def is_database(head: bytes) -> bool:
     """Whether bytes that start a file are a SQLite database's."""
     return bytes(head[:16]) == SQLITE_MAGIC
+
+
+class DatabaseFile(bytes):
+    """A database's bytes with its write-ahead log (``wal``: the ``-wal`` file's bytes, or None) attached: what the
+    loaders give a database reader, so that every reader that calls ``read_database`` reads the log too, whatever
+    its own signature.
+
+    >>> DatabaseFile(b"x", b"log").wal, DatabaseFile(b"x")[:1]
+    (b'log', b'x')
+    """
+
+    wal: bytes | None
+
+    def __new__(cls, data: bytes, wal: bytes | None = None) -> DatabaseFile:
+        made = super().__new__(cls, data)
+        made.wal = wal or None
+        return made
+
+
+def database_input(data: Any, document_id: str | None = None) -> tuple[bytes | None, Any]:
+    """``(the database's bytes, None)`` when a reader's input ``data`` is a SQLite database, else ``(None, data)``
+    to read as it would have been (a file object's first bytes put back in front). A ``DatabaseFile`` keeps its log.
+
+    >>> database_input(SQLITE_MAGIC + b"rest")[0][:6], database_input(b'{"a": 1}')
+    (b'SQLite', (None, b'{"a": 1}'))
+    """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return (
+            (data if isinstance(data, DatabaseFile) else bytes(data), None) if is_database(data[:16]) else (None, data)
+        )
+    if isinstance(data, Source):
+        return (data.read_all(), None) if is_database(data.head(16)) else (None, data)
+    if hasattr(data, "read"):
+        head = data.read(16)
+        if is_database(head):
+            return head + data.read(), None
+        return None, itertools.chain([head], file_chunks(data))
+    return None, data
 
 
 def table_names(con: sqlite3.Connection) -> frozenset[str]:
@@ -79,8 +124,11 @@ def read_database(
     wal: bytes | None = None,
 ) -> Iterator[Any]:
     """The records ``records(connection, document_id)`` gives for a database given as a reader's input (bytes,
-    a file object, a ``Source``…; held whole, within ``max_record_size``)."""
-    raw = as_source(data, document_id).read_all()
+    a file object, a ``Source``…; held whole, within ``max_record_size``); ``wal``: its write-ahead log, by default
+    the one a ``DatabaseFile`` carries."""
+    if wal is None and isinstance(data, DatabaseFile):
+        wal = data.wal
+    raw = data if isinstance(data, bytes) else as_source(data, document_id).read_all()
     with opened(raw, document_id, wal) as con:
         yield from records(con, document_id)
 

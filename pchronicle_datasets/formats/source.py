@@ -52,6 +52,7 @@ __all__ = [
     "BOM",
     "CHUNK",
     "MAX_RECORD_SIZE",
+    "START_KEPT",
     "WHITESPACE_KEPT",
     "Oversized",
     "RecordTooLargeError",
@@ -68,6 +69,7 @@ __all__ = [
 CHUNK = 1 << 20  # bytes read from a file object at a time
 WHITESPACE_KEPT = 1 << 20  # whitespace kept at the start of a line (and of the file, for read_all)
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark, skipped at the start of a file
+START_KEPT = 100  # the first bytes of a stream kept for ``Source.head`` (a SQLite header is 100 bytes)
 #: The most bytes one record (a JSON Lines line, or a file that is one JSON value) may hold: far beyond any real
 #: trajectory line, and small enough that parsing one (orjson builds several times its size) fits in memory.
 MAX_RECORD_SIZE = 512 << 20
@@ -226,6 +228,7 @@ class Source:
         self.text = b""  # the whole text, once read_all has read it
         self._replay = False  # reading the text read_all kept, again
         self._draining = False  # read_all is reading to the end: the splitter counts lines, hands none out
+        self._start = b""  # the stream's first START_KEPT bytes (``head``), kept whatever its lines
 
     # ------------------------------------------------------------------ reading
 
@@ -249,6 +252,8 @@ class Source:
             if self._replay:
                 yield chunk
                 continue
+            if len(self._start) < START_KEPT:
+                self._start += chunk[: START_KEPT - len(self._start)]
             self.size += len(chunk)
             if self._seen is not None:
                 if self._leading is not None and chunk.isspace():
@@ -450,6 +455,20 @@ class Source:
         if line is not None:
             self._peeked.append(line)
         return line
+
+    def head(self, n: int = START_KEPT) -> bytes:
+        """The stream's first ``n`` bytes (at most ``START_KEPT``; fewer for a shorter file), peeked: what a binary
+        file's magic number is read from (a SQLite database, ``database.is_database``), however long its first
+        "line" runs.
+
+        >>> src = as_source(b"SQLite format 3\\x00\\n{}"); src.head(6), src.read_all()[:6]
+        (b'SQLite', b'SQLite')
+        """
+        if self._replay:
+            return self.text[:n]
+        while len(self._start) < min(n, START_KEPT) and not self._started and self.peek_more() is not None:
+            pass
+        return self._start[:n]
 
     def whole_if_small(self, limit: int) -> bytes | None:
         """The whole text when the file holds at most ``limit`` bytes, else None (having read about ``limit``)."""

@@ -12,6 +12,10 @@ without a word. Here the inferred splits are kept when every file of the folder 
 every file goes to ``train``, and a warning says which splits were inferred and how many files they left out.
 ``data_files`` given by the user (with or without ``data_dir``) are read as given.
 
+Either way, the write-ahead log beside a database (``opencode.db-wal``) is part of what the prepared cache is known
+by (``_with_log``): a running harness adds sessions to the log, not to the database file, whose time then stays the
+same, and a load served from the cache would not see them.
+
 A word in a folder that names a working directory, as harnesses write one (Claude Code and Qwen Code:
 ``-home-me-dev-app``, ``C--Users-me-test``; Pi: ``--home-me-dev-app--``), is no split either: one project at
 ``~/dev/app`` made every session of the folder a ``validation`` split, and a user's ``ds["train"]`` a KeyError.
@@ -28,12 +32,13 @@ otherwise.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..sidecars import FOLDER_EXTENSIONS, copies_note
+from ..sidecars import DATABASE_EXTENSIONS, FOLDER_EXTENSIONS, WAL_SUFFIX, copies_note
 from .ids import resolved_dir
 
 __all__ = ["install", "split_folder"]
@@ -87,6 +92,40 @@ def _named_split(path: str, split: str, base: str | None) -> bool:
     return any(word.search(part) for part in rel.parts if not _WORKING_DIRECTORY.match(part))
 
 
+def _with_log(path: str, meta: tuple) -> tuple:
+    """A file's origin metadata, with the size and time of the write-ahead log beside a local database: a running
+    harness writes there, not in the database, until it checkpoints, so the database's own time stays the same while
+    sessions are added, and a load served from the cache would not see them.
+
+    >>> _with_log("/nowhere/opencode.db", ("1.0",))
+    ('1.0',)
+    """
+    if "://" in path or not path.endswith(DATABASE_EXTENSIONS):
+        return meta
+    try:
+        stat = os.stat(path + WAL_SUFFIX)
+    except OSError:
+        return meta
+    return (*meta, f"wal:{stat.st_size}:{stat.st_mtime_ns}")
+
+
+def _logs_in_origin(files: Any) -> Any:
+    """``datasets``' resolved ``data_files`` with each database's log in its origin metadata (``_with_log``)."""
+    from datasets.data_files import DataFilesDict, DataFilesList
+
+    if not isinstance(files, DataFilesDict):
+        return files
+    return DataFilesDict(
+        {
+            split: DataFilesList(
+                list(found),
+                origin_metadata=[_with_log(f, m) for f, m in zip(found, found.origin_metadata, strict=True)],
+            )
+            for split, found in files.items()
+        }
+    )
+
+
 def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> Any:
     """``split_folder`` on ``datasets``' own objects: ``inferred`` a ``DataFilesDict`` of the folder."""
     from datasets.data_files import DataFilesDict, DataFilesList
@@ -98,7 +137,7 @@ def _folder_data_files(inferred: Any, base_path: str, download_config: Any) -> A
     except FileNotFoundError:
         listed = DataFilesList([], origin_metadata=[])
     # Each file's origin (its modification time, an ETag) is what datasets fingerprints the prepared cache with.
-    origin = dict(zip(listed, listed.origin_metadata, strict=True))
+    origin = {f: _with_log(f, meta) for f, meta in zip(listed, listed.origin_metadata, strict=True)}
     # datasets takes a file whose name holds an extension anywhere in it: the copies and archives a harness keeps
     # beside a session (OpenClaw's `<id>.jsonl.bak-<pid>-<ms>`, `<id>.jsonl.reset.<time>`) were read as sessions of
     # their own, the same conversation many times over. The CLI's rule (sidecars.folder_files): the name's end.
@@ -134,7 +173,10 @@ def install(module_name: str) -> None:
 
     def get_module(self: Any) -> Any:
         module = resolve(self)
-        if self.name != module_name or self.data_files is not None or not self.data_dir:
+        if self.name != module_name:
+            return module
+        if self.data_files is not None or not self.data_dir:  # files the user named: only their logs are added
+            module.builder_kwargs["data_files"] = _logs_in_origin(module.builder_kwargs["data_files"])
             return module
         base_path = resolved_dir(self.data_dir)  # as datasets resolves it
         module.builder_kwargs["data_files"] = _folder_data_files(

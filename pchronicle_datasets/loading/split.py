@@ -1,12 +1,12 @@
 """Which big files may be read in parts, and how: one rule for every engine (the builder's ``num_proc``
 shards, Spark's tasks).
 
-A file may be split only when it is uncompressed JSON Lines, known from its first lines
-(``base.starts_json_lines``: a file that is one JSON value has no such lines), and of a format that can read a
-part: ``"range"`` for a format whose reader reads byte ranges and regroups rows (``splittable``: openai-msg,
-its rows grouped by session), ``"lines"`` for one whose lines stand alone (``line_reader``: storyline, chat,
-atif, sharegpt). How big a file must be is each engine's choice (``builder.SPLIT_MIN``, Spark's
-``split_size``); which files, and how, is this module's.
+A file may be split only when it is uncompressed JSON Lines (never a SQLite database, whatever its bytes look
+like), known from its first lines (``base.starts_json_lines``: a file that is one JSON value has no such lines),
+and of a format that can read a part: ``"range"`` for a format whose reader reads byte ranges and regroups rows
+(``splittable``: openai-msg, its rows grouped by session), ``"lines"`` for one whose lines stand alone
+(``line_reader``: storyline, chat, atif, sharegpt). How big a file must be is each engine's choice
+(``builder.SPLIT_MIN``, Spark's ``split_size``); which files, and how, is this module's.
 
 The format is the one the local reader would use, found by detection on the file's first records. With a
 named format, the detected one must be that format, else the file is read whole: the whole-file reader's
@@ -29,6 +29,7 @@ from typing import Literal
 from ..compression import compression_of
 from ..formats import DETECT_RECORDS, capability, detect, get_format
 from ..formats.base import as_bytes, starts_json_lines
+from ..formats.database import is_database
 from ..formats.source import is_blank_line
 
 __all__ = ["HEAD", "SplitKind", "split_kind"]
@@ -45,6 +46,8 @@ def split_kind(head: bytes, fmt: str) -> tuple[SplitKind, str] | None:
     ``"auto"``): ``(kind, format name)``, or None when it is read whole (see the module docs)."""
     if compression_of(head) is not None:
         return None  # compressed data cannot be entered in the middle
+    if is_database(head):
+        return None  # a SQLite database is one file of pages, read whole (formats.database)
     lines = [raw for raw in as_bytes(head).split(b"\n")[:-1] if not is_blank_line(raw)]  # complete lines only
     if not starts_json_lines(lines):
         return None

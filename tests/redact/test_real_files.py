@@ -161,6 +161,16 @@ def test_no_other_file_of_tests_data_has_anything_redacted():
     assert found == {}
 
 
+def test_a_database_is_measured_as_the_sessions_a_load_reads():
+    """A SQLite store is measured on what its reader reads (each session as OpenCode's export prints it), not its
+    pages: the real OpenCode database has nothing to redact (its credential and account tables are empty, checked
+    row by row when it was added: tests/data/opencode/README.md)."""
+    exports = list(values(DATA / "opencode" / "db" / "opencode.db"))
+    assert [e["info"]["id"][:12] for e in exports] == ["ses_03156b77", "ses_031559a7", "ses_031541bf"]
+    assert sum(len(e["messages"]) for e in exports) == 7
+    assert _measure(DATA / "opencode" / "db" / "opencode.db") == {}
+
+
 def test_docs_list_every_rule():
     doc = (ROOT / "docs" / "redaction.md").read_text(encoding="utf-8")
     for rule in RULES:

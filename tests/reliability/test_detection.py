@@ -77,6 +77,7 @@ def source_files() -> list[Path]:
         if p.is_file() and not p.name.endswith((".expected.json", ".losses.json", ".meta.json"))
     ]
     data += DATA.rglob("*.traj")  # SWE-agent's trajectories keep their own extension
+    data += DATA.rglob("*.db")  # SQLite session stores (an OpenCode database): detected by their tables
     # Files a harness keeps beside its sessions that hold none (a format's INDEX_FILES: OpenClaw's trajectory
     # pointers and traces) are left out of a folder's documents, not read as a format.
     index = index_files([str(p) for p in data])

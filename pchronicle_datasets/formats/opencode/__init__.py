@@ -1,12 +1,14 @@
-"""The ``opencode`` format: an ``opencode export <sessionID>`` JSON file, one session (docs/formats/opencode.md).
+"""The ``opencode`` format: an ``opencode export <sessionID>`` JSON file, one session, or OpenCode's SQLite store
+``opencode.db`` (OpenCode 1.2 and later), every session of it (docs/formats/opencode.md).
 
 ``{"info": {id, parentID?, agent, title, tokens, …}, "messages": [{"info": {id, role, modelID, tokens, cost,
 time, …}, "parts": [text | reasoning | tool | file | step-start | step-finish | patch | compaction | subtask …]}]}``.
 One message is one turn: its text parts are the message, its reasoning parts the reason, its tool parts the calls
 with their results. Every other part and key is residual at its pointer; the writer puts everything back.
 
-Written from the schema (entireio/cli ``cmd/entire/cli/agent/opencode/AGENT.md``, OpenCode 1.18.30): no public
-export file is known. ``fields.py`` holds the tables, ``reader.py`` reads an export, ``writer.py`` writes one.
+Written from the schema (entireio/cli ``cmd/entire/cli/agent/opencode/AGENT.md``, OpenCode 1.18.30) and a real
+1.18.13 database: no public export file is known. ``fields.py`` holds the tables, ``reader.py`` reads an export,
+``store.py`` makes each session of a database the export OpenCode prints for it, ``writer.py`` writes an export.
 
 >>> text = ('{"info": {"id": "ses_1", "agent": "build"}, "messages": [{"info": {"id": "msg_1", "role": "user"},'
 ...         ' "parts": [{"type": "text", "text": "hi"}]}]}')
@@ -23,11 +25,25 @@ from typing import Any
 
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, read_records
-from .fields import NAME
+from ..database import database_input, read_database
+from .fields import DATABASE_TABLES, INDEX_FILES, NAME
 from .reader import read_export
+from .store import read_store
 from .writer import encode
 
-__all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
+__all__ = [
+    "ALIASES",
+    "DATABASE_TABLES",
+    "EXTENSION",
+    "INDEX_FILES",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "sniff",
+]
 
 ALIASES: tuple[str, ...] = ()
 EXTENSION = ".json"
@@ -52,7 +68,11 @@ def sniff(sample: Any) -> bool:
 
 
 def iter_records(data: Any, document_id: str | None = None):
-    """The document of an export file (one JSON object; JSON Lines of exports give one each)."""
+    """The document of an export file (one JSON object; JSON Lines of exports give one each), or of each session
+    of an OpenCode database (``store.py``; with the write-ahead log a ``database.DatabaseFile`` carries)."""
+    database, data = database_input(data, document_id)
+    if database is not None:
+        return read_database(database, document_id, read_store)
 
     def one(value: Any, raw: bytes, line: int | None) -> list[Record]:
         try:

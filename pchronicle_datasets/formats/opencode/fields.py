@@ -21,3 +21,63 @@ TOOL_KEYS = ("type", "tool", "callID", "state")
 TOKEN_KEYS = {"input", "output", "reasoning", "cache"}
 TOTAL = "total"
 CACHE_KEYS = {"read", "write"}
+
+# ------------------------------------------------------------------ the SQLite store (OpenCode >= 1.2, opencode.db)
+#: The tables that name an OpenCode database (detection: ``formats.database_format``); the reader reads these three.
+DATABASE_TABLES = frozenset({"session", "message", "part"})
+#: ``session`` row → the export's ``info``, as OpenCode's ``Session.fromRow`` builds the info ``opencode export``
+#: prints: column → info key, a NULL column leaving its key out. Text and number columns as they are:
+SESSION_COLUMNS = {
+    "id": "id",
+    "slug": "slug",
+    "project_id": "projectID",
+    "workspace_id": "workspaceID",
+    "directory": "directory",
+    "path": "path",
+    "parent_id": "parentID",
+    "title": "title",
+    "agent": "agent",
+    "version": "version",
+}
+#: columns that hold JSON text (Drizzle's ``text({mode: "json"})``), parsed:
+SESSION_JSON_COLUMNS = {"model": "model", "revert": "revert", "permission": "permission", "metadata": "metadata"}
+#: ``info.summary`` {additions, deletions, files, diffs?}: present when one of the three counts is not NULL (a NULL
+#: count is 0 there, as fromRow makes it); ``summary_diffs`` is JSON
+SUMMARY_COLUMNS = {"summary_additions": "additions", "summary_deletions": "deletions", "summary_files": "files"}
+SUMMARY_DIFFS = "summary_diffs"
+#: ``info.share`` = ``{url}`` when set
+SHARE_URL = "share_url"
+#: ``info.time`` {created, updated, compacting?, archived?} (epoch milliseconds)
+TIME_COLUMNS = {"time_created": "created", "time_updated": "updated", "time_compacting": "compacting",
+                "time_archived": "archived"}  # fmt: skip
+#: The session's totals of its messages' own ``cost`` and ``tokens`` (each message's info holds its share, read into
+#: its turn's metrics): not in the export OpenCode prints, not read. Any other column not named here (a later
+#: OpenCode's) is kept in ``info`` under its column name when not NULL, residual like every unknown info key.
+SESSION_TOTALS = (
+    "cost",
+    "tokens_input",
+    "tokens_output",
+    "tokens_reasoning",
+    "tokens_cache_read",
+    "tokens_cache_write",
+)
+
+#: Files OpenCode keeps in its data folder (``~/.local/share/opencode``) beside ``opencode.db`` that hold no session a
+#: folder load reads (``sidecars.index_files``): credentials, never read; the packages OpenCode installs under ``bin/``
+#: (language servers, formatters: ``package.json`` and ``node_modules``, anomalyco/opencode#9404); and the file store
+#: of OpenCode before 1.2, which 1.2 migrates into the database on its first start.
+_LEGACY = "OpenCode's file store before 1.2 (migrated into opencode.db by OpenCode 1.2 and later; give an older "
+_LEGACY += "session as `opencode export <id>` prints it)"
+INDEX_FILES = {
+    "auth.json": "the provider credentials OpenCode keeps (never read)",
+    "mcp-auth.json": "the MCP server credentials OpenCode keeps (never read)",
+    "bin/package.json": "the manifest of the language servers and formatters OpenCode installs",
+    "node_modules/": "a package installed beside the sessions (OpenCode's language servers, formatters)",
+    "storage/session/*/*.json": _LEGACY,
+    "storage/message/*/*.json": _LEGACY,
+    "storage/part/*/*.json": _LEGACY,
+    "storage/project/*.json": _LEGACY,
+    "storage/todo/*.json": _LEGACY,
+    "storage/session_diff/*.json": _LEGACY,
+    "storage/session_share/*.json": _LEGACY,
+}
