@@ -30,6 +30,7 @@ from . import (
     copilot_cli,
     cursor,
     gemini_cli,
+    goose,
     mini_swe_agent,
     openai_msg,
     opencode,
@@ -118,6 +119,9 @@ def _check_capabilities(module: Any) -> None:
             elif member == "INDEX_FILES":
                 if not (isinstance(value, dict) and all(isinstance(x, str) for kv in value.items() for x in kv)):
                     raise TypeError(f"a format's INDEX_FILES maps file names to what each is (strings), got {value!r}")
+            elif member == "DATABASE_TABLES":
+                if not (isinstance(value, frozenset) and value and all(isinstance(t, str) for t in value)):
+                    raise TypeError(f"a format's DATABASE_TABLES is the tables naming its databases, got {value!r}")
             elif member.isupper() and member not in ("HINTS", "DOCUMENT_SUFFIX") and not isinstance(value, bool):
                 raise TypeError(f"a format's {member} is True or False, got {value!r}")
             if member == "DOCUMENT_SUFFIX" and not (isinstance(value, str) and value.startswith(".")):
@@ -181,6 +185,7 @@ _BUILTIN = (
     pi,
     cline,
     qwen_code,
+    goose,
 )
 for _module in _BUILTIN:
     register(_module)
