@@ -45,6 +45,7 @@ FOLDERS = {
     "pi": "pi",
     "cline": "cline",
     "qwen_code": "qwen-code",
+    "goose": "goose",
 }
 
 
