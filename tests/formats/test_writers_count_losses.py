@@ -29,6 +29,7 @@ SOURCES = {
     "qwen-code": sorted((DATA / "qwen_code").rglob("chats/*.jsonl"))[0],
     "openhands-sdk": DATA / "openhands_sdk" / "goal_events.jsonl",
     "cline": DATA / "cline" / "tasks" / "1777073170000" / "api_conversation_history.json",
+    "goose": DATA / "goose" / "20260805_3.json",
 }
 
 
@@ -75,6 +76,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "cline",
         "qwen-code",
         "openhands-sdk",
+        "goose",
     ],
 )
 @pytest.mark.parametrize("source", sorted(SOURCES))
