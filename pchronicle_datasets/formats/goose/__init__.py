@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,6 +101,10 @@ def _database_records(con: Any, document_id: str | None) -> Iterator[Record]:
                 yield Record(None, orjson.dumps(value, default=str), error=err, value=value)
     except PchronicleError as exc:
         yield Record(None, b"", error=exc.with_context(document_id=document_id))
+    except sqlite3.Error as exc:  # a table Goose never wrote in that shape: one bad record, not a crash
+        yield Record(
+            None, b"", error=FormatError(f"the Goose database cannot be read ({exc})", document_id=document_id)
+        )
 
 
 def iter_records(data: Any, document_id: str | None = None, wal: bytes | None = None) -> Iterator[Record]:

@@ -36,7 +36,10 @@ MESSAGE_OPTIONAL = ("tokens",)
 LEDGER_DROPPED = ("id", "session_id")
 LEDGER_KEY = "usage_ledger"
 #: The columns without which a database is not Goose's (refused, naming the column).
-REQUIRED_COLUMNS = {"sessions": ("id", "working_dir"), "messages": ("session_id", "role", "content_json")}
+REQUIRED_COLUMNS = {
+    "sessions": ("id", "working_dir", "created_at"),
+    "messages": ("id", "session_id", "role", "content_json", "created_timestamp", "timestamp"),
+}
 
 # ------------------------------------------------------------------------------------------ the JSON shape
 

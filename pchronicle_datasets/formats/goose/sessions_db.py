@@ -74,6 +74,8 @@ def check_schema(con: sqlite3.Connection) -> None:
     """A ``FormatError`` naming the table and column when the database lacks one this reader needs."""
     for table, needed in REQUIRED_COLUMNS.items():
         have = set(_columns(con, table))
+        if not have:
+            raise FormatError(f"not a Goose sessions database: it has no table {table}", pointer="")
         for column in needed:
             if column not in have:
                 raise FormatError(

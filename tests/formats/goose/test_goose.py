@@ -253,6 +253,11 @@ def test_a_database_that_is_not_gooses_is_refused_naming_the_column(tmp_path):
     con.close()
     [record] = iter_records("goose", (tmp_path / "x.db").read_bytes(), "x.db")
     assert "the table sessions has no column working_dir" in str(record.error)
+    con = sqlite3.connect(tmp_path / "opencode.db")
+    con.executescript("create table session (id text); create table message (id text); create table part (id text);")
+    con.close()
+    [record] = iter_records("goose", (tmp_path / "opencode.db").read_bytes(), "opencode.db")
+    assert "it has no table sessions" in str(record.error) and "opencode.db" in str(record.error)
 
 
 def test_a_database_with_its_write_ahead_log(tmp_path):
