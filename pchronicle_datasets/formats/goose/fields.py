@@ -46,11 +46,9 @@ REQUIRED_COLUMNS = {
 #: message ``role`` → Storyline ``src`` (any other role: the message stays residual, whole); and back
 ROLES = {"user": "user", "assistant": "agent"}
 ROLE_OF = {v: k for k, v in ROLES.items()}
-#: Session keys mapped (the others are residual): → their Storyline places, written back by the writer.
-SESSION_MAPPED = ("id", "working_dir", "name", "created_at", "parent_session_id", "conversation")
+#: ``model_config.model_name`` is the session's model (``/agent/model``); the other keys of ``model_config`` stay
+#: residual.
 MODEL_CONFIG, MODEL_NAME = "model_config", "model_name"
-#: The keys of a message the turn holds (``metadata`` in part: its ``usage`` keys below).
-MESSAGE_MAPPED = ("role", "created", "content")
 #: ``metadata.usage`` key → where the turn holds it: (``metrics`` key | turn key, Storyline name).
 USAGE = {
     "inputTokens": ("metrics", "prompt_tokens"),
