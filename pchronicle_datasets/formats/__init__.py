@@ -30,6 +30,7 @@ from . import (
     copilot_cli,
     cursor,
     gemini_cli,
+    goose,
     kimi_cli,
     mini_swe_agent,
     openai_msg,
@@ -188,6 +189,7 @@ _BUILTIN = (
     cline,
     qwen_code,
     kimi_cli,
+    goose,
 )
 for _module in _BUILTIN:
     register(_module)

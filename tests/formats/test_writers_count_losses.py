@@ -30,6 +30,7 @@ SOURCES = {
     "kimi-cli": sorted((DATA / "kimi_cli" / "kimi-home").rglob("context.jsonl"))[0],
     "openhands-sdk": DATA / "openhands_sdk" / "goal_events.jsonl",
     "cline": DATA / "cline" / "tasks" / "1777073170000" / "api_conversation_history.json",
+    "goose": DATA / "goose" / "20260805_3.json",
 }
 
 
@@ -77,6 +78,7 @@ def _gone(story: dict, back: dict) -> list[str]:
         "qwen-code",
         "kimi-cli",
         "openhands-sdk",
+        "goose",
     ],
 )
 @pytest.mark.parametrize("source", sorted(SOURCES))

@@ -67,6 +67,10 @@ BOOKKEEPING = {
         "kimi-cli",
         lines({"role": "_system_prompt", "content": "You are Kimi CLI."}, {"role": "_checkpoint", "id": 0}),
     ),
+    "goose no message": (
+        "goose",
+        json.dumps({"id": "20260805_1", "working_dir": "/w", "extension_data": {}, "conversation": []}),
+    ),
     "qwen-code system records only": (
         "qwen-code",
         lines(
@@ -92,6 +96,9 @@ def test_a_file_of_bookkeeping_only_holds_no_conversation(case):
     assert isinstance(got.value, FormatError) and got.value.document_id == "f.jsonl"
 
 
+TOOL_ONLY = {"role": "tool", "content": []}  # a role Goose does not write: the message stays residual, whole
+
+
 @pytest.mark.parametrize(
     ("fmt", "data"),
     [
@@ -99,6 +106,10 @@ def test_a_file_of_bookkeeping_only_holds_no_conversation(case):
         ("opencode", json.dumps({"info": {"id": "ses_1"}, "messages": [{"info": {"role": "narrator"}}]})),
         ("qwen-code", json.dumps({"uuid": "a", "parentUuid": None, "sessionId": "s", "type": "user", "message": {}})),
         ("kimi-cli", lines({"role": "_checkpoint", "id": 0}, {"role": "user", "text": "hi"})),
+        (
+            "goose",
+            json.dumps({"id": "s", "working_dir": "/w", "extension_data": {}, "conversation": [TOOL_ONLY]}),
+        ),
     ],
 )
 def test_messages_that_all_fall_into_residual_are_still_refused(fmt, data):

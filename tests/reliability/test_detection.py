@@ -46,6 +46,7 @@ FOLDERS = {
     "cline": "cline",
     "qwen_code": "qwen-code",
     "kimi_cli": "kimi-cli",
+    "goose": "goose",
 }
 
 

@@ -1,0 +1,73 @@
+"""The Goose session ↔ Storyline tables (docs/formats/goose.md is their prose), held once for the database
+assembler, the reader and the writer.
+
+>>> ROLES["assistant"], ROLE_OF["agent"]
+('agent', 'assistant')
+"""
+
+from __future__ import annotations
+
+NAME = "goose"
+
+# ------------------------------------------------------------------------------------------ the database
+
+#: The tables that name a Goose database (``base.Database``): OpenCode's are ``session``, ``message``, ``part``.
+DATABASE_TABLES = frozenset({"sessions", "messages", "schema_version"})
+#: ``sessions`` columns holding JSON text → the key ``goose session export`` gives the parsed value.
+SESSION_JSON_COLUMNS = {
+    "extension_data": "extension_data",
+    "recipe_json": "recipe",
+    "user_recipe_values_json": "user_recipe_values",
+    "model_config_json": "model_config",
+}
+#: ``sessions`` columns that are booleans (SQLite stores 0/1).
+SESSION_BOOL_COLUMNS = ("user_set_name",)
+#: ``sessions`` / ``messages`` columns holding SQLite's UTC text ``YYYY-MM-DD HH:MM:SS`` (serde prints RFC 3339).
+SESSION_TIME_COLUMNS = ("created_at", "updated_at", "archived_at")
+MESSAGE_TIME_COLUMNS = ("timestamp",)
+#: The legacy name column: left out when it holds its default ``''`` (``name`` supersedes it).
+LEGACY_NAME = "description"
+#: ``messages`` columns → message keys (the message's ``id`` is ``message_id``); ``messages.id`` (the row order)
+#: and ``session_id`` are given by the shape; ``tokens`` is kept only when not NULL (an unused column).
+MESSAGE_COLUMNS = {"message_id": "id", "role": "role", "created_timestamp": "created"}
+MESSAGE_JSON_COLUMNS = {"content_json": "content", "metadata_json": "metadata"}
+MESSAGE_OPTIONAL = ("tokens",)
+#: ``usage_ledger`` columns left out of each row: the row order and the session.
+LEDGER_DROPPED = ("id", "session_id")
+LEDGER_KEY = "usage_ledger"
+#: The columns without which a database is not Goose's (refused, naming the column).
+REQUIRED_COLUMNS = {
+    "sessions": ("id", "working_dir", "created_at"),
+    "messages": ("id", "session_id", "role", "content_json", "created_timestamp", "timestamp"),
+}
+
+# ------------------------------------------------------------------------------------------ the JSON shape
+
+#: message ``role`` → Storyline ``src`` (any other role: the message stays residual, whole); and back
+ROLES = {"user": "user", "assistant": "agent"}
+ROLE_OF = {v: k for k, v in ROLES.items()}
+#: ``model_config.model_name`` is the session's model (``/agent/model``); the other keys of ``model_config`` stay
+#: residual.
+MODEL_CONFIG, MODEL_NAME = "model_config", "model_name"
+#: ``metadata.usage`` key → where the turn holds it: (``metrics`` key | turn key, Storyline name).
+USAGE = {
+    "inputTokens": ("metrics", "prompt_tokens"),
+    "outputTokens": ("metrics", "completion_tokens"),
+    "totalTokens": ("extra", "total_tokens"),
+    "elapsedMs": ("turn", "latency_ms"),
+    "timeToFirstTokenMs": ("turn", "ttft_ms"),
+}
+#: ``metadata.inference`` keys that name the turn's model, first found wins (derived: ``inference`` stays residual).
+INFERENCE_MODEL = ("resolvedModel", "requestedModel")
+#: The keys of each mapped part the turn holds (its other keys stay residual at their pointer).
+TEXT_KEYS = ("type", "text")
+THINKING_KEYS = ("type", "thinking", "signature")
+REQUEST_KEYS = ("type", "id", "toolCall")
+CALL_VALUE_KEYS = ("name", "arguments")
+RESPONSE_KEYS = ("type", "id", "toolResult")
+RESULT_VALUE_KEYS = ("content", "isError")
+#: The forms of a ``toolResponse``'s ``toolResult`` (kept in the layout for the writer): a ``{content, isError}``
+#: value, the legacy bare list of content blocks, ``{status: "error", error}``.
+CONTENT, LEGACY_LIST, NEVER_RAN = "content", "list", "error"
+#: Layout kind of a part kept residual, whole, in its place.
+RESIDUAL = "r"
