@@ -13,8 +13,8 @@ from its content), two accountings, computed from the source and the outputs wit
 2. **Document → training text.** Every message text, call (name and arguments) and result content of each
    document is found in what ``to_messages`` and ``to_sharegpt`` write for it, or the map reports a loss.
 
-A new format's test files are covered as soon as they are in ``tests/data/``; a SQLite database (OpenCode's) is
-accounted for from the rows of the tables its reader reads.
+A new format's test files are covered as soon as they are in ``tests/data/``; a SQLite database (OpenCode's, Goose's) is
+accounted for from the rows of the tables that name its format's databases (``DATABASE_TABLES``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 import pchronicle_datasets as pc
-from pchronicle_datasets.formats import detect, iter_records
-from pchronicle_datasets.formats.database import is_database, opened
+from pchronicle_datasets.formats import database_format, detect, iter_records
+from pchronicle_datasets.formats.database import is_database, opened, table_names
 from pchronicle_datasets.losses import collect_losses
 from pchronicle_datasets.render.sharegpt import system_prompt
 from pchronicle_datasets.sidecars import groups, join_members
@@ -104,13 +104,24 @@ def _pieces(s: str) -> Iterator[str]:
         yield piece
 
 
+_SQLITE_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def _sqlite_time(value: Any) -> Any:
+    """A SQLite ``datetime`` text (``2026-08-05 21:19:21``, UTC) in the RFC 3339 form a database's reader gives it
+    (Goose's: as its serde writes the session's times), so a converted time counts as found."""
+    if isinstance(value, str) and _SQLITE_TIME.fullmatch(value):
+        return value.replace(" ", "T") + "Z"
+    return value
+
+
 def _source_values(path: Path, alone: bool = False) -> Iterator[Any]:
-    if is_database(path.read_bytes()[:16]):  # the rows of the tables its reader reads (OpenCode's), JSON text in them
+    if is_database(path.read_bytes()[:16]):  # the rows of the tables naming its format's databases (JSON text in them)
         with opened(path.read_bytes(), path.name) as con:
-            for table in ("session", "message", "part"):
+            for table in sorted(database_format("auto", table_names(con)).DATABASE_TABLES):
                 cursor = con.execute(f"select * from {table}")
                 names = [d[0] for d in cursor.description]
-                yield from (dict(zip(names, row, strict=True)) for row in cursor)
+                yield from ({k: _sqlite_time(v) for k, v in zip(names, row, strict=True)} for row in cursor)
         return
     if path in _GROUPS and not alone:
         for member in _GROUPS[path]:
