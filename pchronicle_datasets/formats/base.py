@@ -435,6 +435,51 @@ def read_records(
             yield from each(value, raw, document_id, number, index)
 
 
+def one_document_records(
+    data: Any, document_id: str | None, what: str, build: Callable[[dict[int, Any]], dict[str, Any]]
+) -> Iterator[Record]:
+    """The records of a JSON Lines file that is one document (a harness's session file: Qwen Code's, Kimi CLI's):
+    one error record per line that is not JSON (the other lines still make the document, as the harness's own
+    reader skips them), then ``build(records)`` (``{0-based index: object}``), or the error that refused it,
+    named at the document's first line. A file of one JSON value that is not an object is refused with ``what``
+    (what such a file is).
+
+    >>> recs = one_document_records(b'{"a": 1}\\nnot json\\n{"b": 2}\\n', "s.jsonl", "JSON Lines of objects",
+    ...                             lambda records: {"n": len(records)})
+    >>> [(r.line, r.story, r.error is not None) for r in recs]
+    [(2, None, True), (1, {'n': 2}, False)]
+    """
+    opened = open_file(data, document_id)
+    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
+        yield from () if opened is None else (opened,)
+        return
+    src, whole, parsed = opened
+    records: dict[int, Any] = {}
+    raws: list[bytes] = []
+    first: int | None = None
+    if whole:  # a file of one line: one record
+        if not isinstance(parsed, dict):
+            yield Record(None, src.text, error=FormatError(what, pointer="", document_id=document_id), value=parsed)
+            return
+        records[0], first = parsed, 1
+        raws.append(src.text)
+    for index, line, raw, value in () if whole else parsed:
+        if isinstance(value, FormatError):
+            yield Record(line, raw, error=value)
+            continue
+        first = line if first is None else first
+        raws.append(raw)
+        records[index] = value
+    if not records:
+        return
+    try:
+        story = build(records)
+    except PchronicleError as exc:
+        yield Record(first, b"\n".join(raws), error=exc.with_context(document_id=document_id, line=first))
+        return
+    yield Record(first, b"\n".join(raws), story=story)
+
+
 #: The key of a harness's export hints (``/meta/<format>``) that counts the times the user stopped the agent
 #: mid-turn (Claude Code's interrupt messages, Codex's ``turn_aborted`` events): ``pc.flags`` reads it
 #: (``interrupted``). One name for every reader and the flag.

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import FormatError, NoConversationError, PchronicleError
+from ...errors import FormatError, NoConversationError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
-from ..base import Record, open_file
+from ..base import Record, one_document_records
 from ..layout import Layout, walkable
 from ..residual import ENVELOPE_KEY, origin
 from .fields import (
@@ -300,42 +300,15 @@ class _Context:
 
 
 def read_context(data: Any, document_id: str | None = None) -> Iterator[Record]:
-    """The records of one context file: one error record per line that is not JSON (the other lines still make
-    the document, as ``Context.restore`` skips them), then the document, or the error that refused it."""
-    opened = open_file(data, document_id)
-    if not isinstance(opened, tuple):  # a blank file (None), or one no parser reads (its error record)
-        yield from () if opened is None else (opened,)
-        return
-    src, whole, parsed = opened
-    records: dict[int, Any] = {}
-    raws: list[bytes] = []
-    first: int | None = None
-    if whole:  # a file of one line: one record
-        if not isinstance(parsed, dict):
-            exc = FormatError(
-                "a Kimi CLI context file is JSON Lines of messages and records (objects)",
-                pointer="",
-                document_id=document_id,
-            )
-            yield Record(None, src.text, error=exc, value=parsed)
-            return
-        records[0], first = parsed, 1
-        raws.append(src.text)
-    for index, line, raw, value in () if whole else parsed:
-        if isinstance(value, FormatError):
-            yield Record(line, raw, error=value)
-            continue
-        first = line if first is None else first
-        raws.append(raw)
-        records[index] = value
-    if not records:
-        return
-    try:
-        story = _Context(document_id, records).read()
-    except PchronicleError as exc:
-        yield Record(first, b"\n".join(raws), error=exc.with_context(document_id=document_id, line=first))
-        return
-    yield Record(first, b"\n".join(raws), story=story)
+    """The records of one context file (``base.one_document_records``): one error record per line that is not
+    JSON (the other lines still make the document, as ``Context.restore`` skips them), then the document, or the
+    error that refused it."""
+    return one_document_records(
+        data,
+        document_id,
+        "a Kimi CLI context file is JSON Lines of messages and records (objects)",
+        lambda records: _Context(document_id, records).read(),
+    )
 
 
 iter_records = read_context
