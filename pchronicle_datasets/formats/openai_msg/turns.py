@@ -297,9 +297,19 @@ class RowTurns:
                 continue
             cptr = f"{pointer}/tool_calls/{c}"
             _kept_beside(self.s.keep, call, original, cptr, CALL_CONSUMED)
+            self._absent_beside(call, original, cptr, CALL_CONSUMED)
             fn, fn_original = call.get("function"), original.get("function")
             if isinstance(fn, dict) and isinstance(fn_original, dict):
                 _kept_beside(self.s.keep, fn, fn_original, f"{cptr}/function", FUNCTION_CONSUMED)
+                self._absent_beside(fn, fn_original, f"{cptr}/function", FUNCTION_CONSUMED)
+
+    def _absent_beside(self, value: dict, copied: dict, pointer: str, compared: tuple[str, ...]) -> None:
+        """The keys beyond ``compared`` that the message a history copy copies has and the copy leaves out (a client
+        that resends a call without its ``type``): the writer, which rebuilds the copy from that message, leaves
+        them out too (form ``absent``), so the copy is written as it was sent."""
+        for key in copied:
+            if key not in compared and key not in value:
+                set_form(self.hint, f"{self.rel(pointer)}/{key}", "absent")
 
     def _message_rest(self, msg: dict, pointer: str, consumed: tuple) -> None:
         for key, value in msg.items():

@@ -37,3 +37,19 @@ def test_a_call_without_type_is_written_back_without_it_beside_a_history_copy_th
     text = from_storyline(NAME, stories)
     assert [json.loads(x) for x in text.splitlines()] == rows
     assert read(text) == stories
+
+
+def test_a_history_copy_without_its_calls_type_is_written_back_without_it() -> None:
+    # The other way round: the response's call has "type": "function" and the client resends it without it. The
+    # writer rebuilds a copy from the message it copies, so it wrote "type" into the copy the client sent without
+    # one (a fuzz example, test_json_mutations, FUZZ_SEED=4250523957): the copy's missing keys are kept (absent).
+    typeless = {k: v for k, v in call("c1", "ls").items() if k != "type"}
+    rows = [
+        row(1, [user("list")], assistant("", tool_calls=[call("c0", "pwd"), call("c1", "ls")])),
+        row(2, [user("list"), assistant("", tool_calls=[call("c0", "pwd"), typeless]),
+                tool("c0", "/w"), tool("c1", "a.txt")], assistant("done")),
+    ]  # fmt: skip
+    stories = read(jsonl(rows))
+    text = from_storyline(NAME, stories)
+    assert [json.loads(x) for x in text.splitlines()] == rows
+    assert read(text) == stories
