@@ -179,12 +179,12 @@ def json_ratio(work: Path, n_files: int, size: int, runs: int) -> dict:
 # session-log formats one file per session, as their tools write them (``convert --per-document``).
 FORMATS = ("openai-msg", "storyline", "sharegpt", "chat", "atif", "swe-agent", "mini-swe-agent", "openhands",
            "openhands-sdk", "role-text", "claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli",
-           "cursor", "cline", "qwen-code")  # fmt: skip
+           "cursor", "cline", "qwen-code", "goose", "kimi-cli")  # fmt: skip
 PER_DOCUMENT = {"claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli", "cursor", "cline", "qwen-code",
-                "openhands-sdk"}  # fmt: skip
+                "openhands-sdk", "goose", "kimi-cli"}  # fmt: skip
 
 
-def format_files(work: Path, size: int, copies: int) -> dict[str, list[Path]]:
+def format_files(work: Path, size: int, copies: int, formats: tuple[str, ...] = FORMATS) -> dict[str, list[Path]]:
     """Every format's files holding the same documents: the sessions of a capture of ``size`` bytes, ``copies``
     times over under new session ids (the capture's own history is mostly repeated context, which the reader
     folds away: copies give each format's files a size where reading, not starting, is what is timed)."""
@@ -203,7 +203,7 @@ def format_files(work: Path, size: int, copies: int) -> dict[str, list[Path]]:
     base.write_text(pc.from_storyline("storyline", many), encoding="utf-8")
     out = {}
     cli = Path(sys.executable).with_name("pchronicle-datasets")
-    for fmt in FORMATS:
+    for fmt in formats:
         folder = work / "formats" / fmt
         cmd = [str(cli), "convert", str(base), "--to", fmt, "-o", str(folder)]
         if fmt in PER_DOCUMENT:
@@ -217,12 +217,12 @@ def format_files(work: Path, size: int, copies: int) -> dict[str, list[Path]]:
     return out
 
 
-def format_loads(work: Path, size: int, copies: int, runs: int) -> list[dict]:
+def format_loads(work: Path, size: int, copies: int, runs: int, formats: tuple[str, ...] = FORMATS) -> list[dict]:
     """``load_dataset("pchronicle", <format>)`` beside ``load_dataset("json")`` on the same files, for every format:
     a fresh process and cache each, the imports inside the clock (timed apart too), the sides alternated, the
     median of ``runs`` processes on each side; json's error when it cannot load the files."""
     out = []
-    for fmt, files in format_files(work, size, copies).items():
+    for fmt, files in format_files(work, size, copies, formats).items():
         ours, js, refused = [], [], ""
         for _ in range(runs):
             ours.append(loads(f"load:{fmt}", files, work))
@@ -405,6 +405,32 @@ def _peaks(f: dict) -> str:
     return f"{f.get('pchronicle_peak_mb', 0):.0f}" + (f" ({workers:.0f})" if workers else "")
 
 
+def format_table(rows: list[dict]) -> list[str]:
+    """The every-format table's lines (``format_loads``' rows)."""
+    lines = [
+        "| format | files | MB | rows (ours / json) | json s (load) | ours s (load) | ours import s | × json "
+        "with imports | × json, loads alone | target | ours peak MB (workers') |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in rows:
+        goal = 0.5 if f["format"] == "openai-msg" else 1.0
+        if "json_error" in f:
+            lines.append(
+                f"| {f['format']} | {f['files']} | {f['mb']:.1f} | {f['rows']} / — | fails: {f['json_error']} | "
+                f"{f['pchronicle_total_s']:.2f} ({f['pchronicle_s']:.2f}) | {f['pchronicle_import_s']:.2f} | — | — | "
+                f"— (json cannot read it) | {_peaks(f)} |"
+            )
+            continue
+        with_imports = f["pchronicle_total_s"] / f["json_total_s"]
+        lines.append(
+            f"| {f['format']} | {f['files']} | {f['mb']:.1f} | {f['rows']} / {f['json_rows']} | "
+            f"{f['json_total_s']:.2f} ({f['json_s']:.2f}) | {f['pchronicle_total_s']:.2f} ({f['pchronicle_s']:.2f}) | "
+            f"{f['pchronicle_import_s']:.2f} | **{with_imports:.2f}** | {f['pchronicle_s'] / f['json_s']:.2f} | "
+            f"≤ {goal}: {'met' if with_imports <= goal else 'NOT met'} | {_peaks(f)} |"
+        )
+    return lines
+
+
 def report(results: dict, command: str, picture: bool) -> str:
     r = results["json_ratio"]
     ratio = r["pchronicle_s"] / r["json_s"]
@@ -447,26 +473,8 @@ def report(results: dict, command: str, picture: bool) -> str:
         "side: ours reads inputs of 16 MiB or 256 files or more with a worker per core (docs/builder.md), whose peak "
         "memory is given beside the loading process's.",
         "",
-        "| format | files | MB | rows (ours / json) | json s (load) | ours s (load) | ours import s | × json "
-        "with imports | × json, loads alone | target | ours peak MB (workers') |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for f in results["formats"]:
-        goal = 0.5 if f["format"] == "openai-msg" else 1.0
-        if "json_error" in f:
-            lines.append(
-                f"| {f['format']} | {f['files']} | {f['mb']:.1f} | {f['rows']} / — | fails: {f['json_error']} | "
-                f"{f['pchronicle_total_s']:.2f} ({f['pchronicle_s']:.2f}) | {f['pchronicle_import_s']:.2f} | — | — | "
-                f"— (json cannot read it) | {_peaks(f)} |"
-            )
-            continue
-        with_imports = f["pchronicle_total_s"] / f["json_total_s"]
-        lines.append(
-            f"| {f['format']} | {f['files']} | {f['mb']:.1f} | {f['rows']} / {f['json_rows']} | "
-            f"{f['json_total_s']:.2f} ({f['json_s']:.2f}) | {f['pchronicle_total_s']:.2f} ({f['pchronicle_s']:.2f}) | "
-            f"{f['pchronicle_import_s']:.2f} | **{with_imports:.2f}** | {f['pchronicle_s'] / f['json_s']:.2f} | "
-            f"≤ {goal}: {'met' if with_imports <= goal else 'NOT met'} | {_peaks(f)} |"
-        )
+    lines += format_table(results["formats"])
     lines += [
         "",
         "## Readers in memory: MB/s beside raw orjson on the same bytes",
@@ -544,10 +552,26 @@ def main() -> None:
     parser.add_argument("--workdir", help="where the generated files go (default: a temporary folder)")
     parser.add_argument("--reference-python", help="an interpreter with hermes-agent 0.19.0 (to_sharegpt figure)")
     parser.add_argument("--output", default=str(HERE / "results.md"))
+    parser.add_argument(
+        "--formats", help="only the every-format table, for these formats (comma-separated), printed: no results.md"
+    )
     args = parser.parse_args()
     compile_package()  # timed imports as a pip-installed package has them (common.compile_package)
     work = Path(tempfile.mkdtemp(prefix="pchronicle-bench-", dir=args.workdir))
     quick = args.quick
+    if args.formats:
+        try:
+            rows = format_loads(
+                work,
+                (4 if quick else 30) << 20,
+                2 if quick else 8,
+                2 if quick else FORMAT_PROCESSES,
+                tuple(args.formats.split(",")),
+            )
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print("\n".join(format_table(rows)))
+        return
     start = time.perf_counter()
     try:
         results = {
