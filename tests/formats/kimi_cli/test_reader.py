@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import pchronicle_datasets as pc
-from pchronicle_datasets.errors import FormatError, NoConversationError
+from pchronicle_datasets.errors import NoConversationError
 from pchronicle_datasets.formats import detect, into_storyline, iter_records
 from pchronicle_datasets.linking import tool_outcomes
 from pchronicle_datasets.sidecars import index_files
