@@ -22,6 +22,7 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import Record, open_file
 from ..layout import Layout, walkable
+from ..moments import time_of
 from ..residual import ENVELOPE_KEY, origin
 from .fields import (
     AGENT_ID,
@@ -168,9 +169,13 @@ class _Journal:
                 continue
             self.lay.keep(join(ptr, key), value)
 
-    def _new_turn(self, src: str) -> tuple[int, dict[str, Any]]:
+    def _new_turn(self, src: str, rec: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A new turn, its ``ts`` the ``time`` of the record that makes it (derived: ``time`` stays residual)."""
         t = len(self.turns)
         turn: dict[str, Any] = {"id": t + 1, "src": src, "msg": None}
+        ts = time_of(rec.get("time"))
+        if ts is not None:
+            turn["ts"] = ts
         self.turns.append(turn)
         return t, turn
 
@@ -183,7 +188,7 @@ class _Journal:
         if not (type(role) is str and role in ROLE_SRC and "content" in msg):
             return False
         mp = f"{ptr}/message"
-        t, turn = self._new_turn(ROLE_SRC[role])
+        t, turn = self._new_turn(ROLE_SRC[role], rec)
         self.lay.map(f"{mp}/role", role, f"/turns/{t}/src", turn["src"], "role")
         used = ["role", "content"]
         content = msg["content"]
@@ -215,11 +220,11 @@ class _Journal:
         self._rest(ptr, rec, ("message",))
         return True
 
-    def _step_turn(self, step: str) -> int:
+    def _step_turn(self, step: str, rec: dict[str, Any]) -> int:
         """The agent turn of a model step, made at its first part or call (a step that streamed nothing, cancelled
         or failed, makes none: Kimi Code drops it too, ``dropOpenAssistant``)."""
         if step not in self.steps:
-            t, _turn = self._new_turn("agent")
+            t, _turn = self._new_turn("agent", rec)
             self.steps[step] = t
         return self.steps[step]
 
@@ -229,13 +234,13 @@ class _Journal:
         ep = f"{ptr}/event"
         step = event.get("stepUuid") if _obj(event) else None
         if kind == CONTENT_PART and isinstance(step, str) and _obj(event.get("part")):
-            t = self._step_turn(step)
+            t = self._step_turn(step, rec)
             self.parts.setdefault(t, []).append((f"{ep}/part", event["part"]))
             used: tuple[str, ...] = ("part",)
         elif kind == TOOL_CALL and isinstance(step, str) and isinstance(event.get("toolCallId"), str):
             if not isinstance(event.get("name"), str):
                 return False
-            t = self._step_turn(step)
+            t = self._step_turn(step, rec)
             self._call(ep, event, ("toolCallId", "name", "args"), t)
             used = ("toolCallId", "name", "args")
         elif kind == TOOL_RESULT:
@@ -321,7 +326,7 @@ class _Journal:
         key = next((k for k in ("contextSummary", "summary") if isinstance(rec.get(k), str)), None)
         if key is None:
             return False
-        t, turn = self._new_turn("user")
+        t, turn = self._new_turn("user", rec)
         turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": COMPACTION}, COMPACTION: "summary"})
         turn["msg"] = rec[key]
         self.lay.map(join(ptr, key), rec[key], f"/turns/{t}/msg", rec[key])
@@ -333,7 +338,7 @@ class _Journal:
         if not isinstance(prompt, str) or prompt == self.system:
             return False  # no prompt, or the one the agent already runs with (a resume binds it again)
         self.system = prompt
-        t, turn = self._new_turn("system")
+        t, turn = self._new_turn("system", rec)
         turn["msg"] = prompt
         self.lay.map(join(ptr, SYSTEM_PROMPT_KEY), prompt, f"/turns/{t}/msg", prompt)
         self._rest(ptr, rec, (SYSTEM_PROMPT_KEY,))

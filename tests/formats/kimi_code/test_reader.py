@@ -88,6 +88,8 @@ def test_the_main_journal_in_detail():
     # 24 step.begin, 22 turns: the first two prompts' steps streamed nothing (retried, then answered together)
     assert sum(json.loads(x).get("event", {}).get("type") == "step.begin" for x in path.read_text().splitlines()) == 24
     first_answer = next(t for t in turns if t["src"] == "agent")
+    assert turns[1]["ts"] == "2026-08-01T19:33:32.820Z"  # the user's "hi": time 1785612812820
+    assert first_answer["ts"] == "2026-08-01T19:50:01.102Z"  # its step's first part (the think part)
     assert first_answer["msg"] == "Hi there! How can I help you today?" and first_answer["reason"].startswith(
         "The user"
     )
