@@ -18,14 +18,22 @@ EXTRA_KEY = "kimi_code"
 #: The records the reader reads, each with the key that holds what it says (a record with that key missing is
 #: residual, whole). ``context.append_message``: a message appended to the model's context (the user's prompt, an
 #: injection); ``context.append_loop_event``: one event of a model step (below); ``context.apply_compaction``: the
-#: summary that replaced the context. Detection claims a file by the first of these (with its key) or a
-#: ``turn.prompt`` (``input``): Kimi CLI's ``wire.jsonl`` starts with the same ``metadata`` line, so the
-#: ``metadata`` line decides nothing.
+#: summary that replaced the context. Detection claims a file by the first of these (with its key), a
+#: ``turn.prompt`` (``input``), or the records a journal opens with (``config.update`` with the agent's profile or
+#: prompt, ``tools.set_active_tools``: a session opened and left holds only these, and is then no conversation, not
+#: an unknown file). Kimi CLI's ``wire.jsonl`` starts with the same ``metadata`` line, so that line decides nothing.
 APPEND_MESSAGE = "context.append_message"
 LOOP_EVENT = "context.append_loop_event"
 COMPACTION_RECORD = "context.apply_compaction"
 PROMPT = "turn.prompt"
-MARKERS = {APPEND_MESSAGE: "message", LOOP_EVENT: "event", COMPACTION_RECORD: "compactedCount", PROMPT: "input"}
+MARKERS = {
+    APPEND_MESSAGE: ("message",),
+    LOOP_EVENT: ("event",),
+    COMPACTION_RECORD: ("compactedCount",),
+    PROMPT: ("input",),
+    "config.update": ("systemPrompt", "profileName", "modelAlias"),
+    "tools.set_active_tools": ("names",),
+}
 
 #: Records whose ``systemPrompt`` (a string) is the system prompt the agent runs with from then on: a system turn
 #: when it differs from the one before.

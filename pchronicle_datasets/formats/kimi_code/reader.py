@@ -78,7 +78,7 @@ def is_marker(value: Any) -> bool:
     (False, False)
     """
     kind = value.get("type") if isinstance(value, dict) else None
-    return type(kind) is str and kind in MARKERS and MARKERS[kind] in value
+    return type(kind) is str and kind in MARKERS and any(key in value for key in MARKERS[kind])
 
 
 def _metrics(usage: Any) -> dict[str, Any] | None:

@@ -13,6 +13,8 @@ TOOLS = "session_1bcbe023-4f7e-4971-9dc9-43b8756045b0"  # agent-sessions' assist
 SMALL = "session_9eb1bf57-c1af-48a5-b658-0e8d9fe794f5"  # agent-sessions' small.jsonl
 SUBAGENT = "agent-0"
 FILES = sorted(SESSIONS.rglob("wire.jsonl"))
+VIS = DATA / "vis-fixtures" / "sessions"  # Kimi Code's own viewer fixtures (protocol 1.1)
+VIS_FILES = sorted(VIS.rglob("wire.jsonl"))
 
 #: Counted by hand over the raw lines (a few lines of Python, as jq would), by the file's path below
 #: SESSIONS/WORK_DIR: lines, system prompts (distinct ``systemPrompt`` values), the user's messages (origin

@@ -5,13 +5,14 @@ counted by hand."""
 from __future__ import annotations
 
 import logging
+import shutil
 
 import datasets
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
 from pchronicle_datasets.sidecars import index_files
-from tests.formats.kimi_code.cases import BY_HAND, SESSIONS, SMALL, SUBAGENT, TOOLS, WORK_DIR, raw_records
+from tests.formats.kimi_code.cases import BY_HAND, SESSIONS, SMALL, SUBAGENT, TOOLS, VIS, WORK_DIR, raw_records
 
 
 def load(tmp_path, caplog):
@@ -73,3 +74,38 @@ def test_the_cli_converts_a_journal_back_to_itself(tmp_path, capsys):
     assert main(["inspect", "--losses", str(path)]) == 0
     said = capsys.readouterr().out
     assert "kimi-code: no loss" in said and "storyline: no loss" in said
+
+
+def test_protocol_1_1_and_a_journal_of_no_conversation(tmp_path, caplog):
+    # Kimi Code's own viewer fixtures (tests/data/kimi_code/README.md): an answer as an assistant message, a
+    # compaction, and (their third file, written here) a subagent journal that holds only its configuration: left
+    # out, said so
+    home = tmp_path / "sessions"
+    shutil.copytree(VIS, home)
+    idle = home / "wd_vis_000000000000" / "sample-main" / "agents" / "agent-0" / "wire.jsonl"
+    idle.parent.mkdir(parents=True)
+    idle.write_text(
+        '{"type":"metadata","protocol_version":"1.1","created_at":1779256900000}\n'
+        '{"type":"config.update","cwd":"/tmp/work","profileName":"sub","systemPrompt":"You are a sub-agent.",'
+        '"time":1779256900001}\n'
+    )
+    with caplog.at_level(logging.WARNING):
+        ds = datasets.load_dataset(
+            "pchronicle", "auto", data_dir=str(home), split="train", cache_dir=str(tmp_path / "c")
+        )
+    stories = {row["session"]: pc.row_to_story(row) for row in ds}
+    assert sorted(stories) == ["sample-compaction", "sample-main"]
+    assert "sample-main/agents/agent-0/wire.jsonl" in caplog.text
+    turns = stories["sample-compaction"]["turns"]
+    assert [(t["src"], t["msg"], t.get("kind")) for t in turns] == [
+        ("system", "You are Kimi.", None),
+        ("user", "before compaction", None),
+        ("agent", "assistant reply", None),
+        ("user", "compacted summary", "context"),
+        ("user", "after compaction", None),
+    ]
+    assert [(t["src"], t["msg"]) for t in stories["sample-main"]["turns"]] == [
+        ("system", "You are Kimi."),
+        ("user", "hi"),
+        ("agent", "hello"),
+    ]

@@ -14,9 +14,9 @@ from tests.formats.kimi_code.cases import (
     FILES,
     META,
     SYSTEM,
+    VIS_FILES,
     document_id,
     event,
-    key,
     lines,
     raw_records,
     step,
@@ -41,9 +41,9 @@ def round_trip(data: str, doc: str = DOC):
     return story, out
 
 
-@pytest.mark.parametrize("path", FILES, ids=key)
+@pytest.mark.parametrize("path", FILES + VIS_FILES, ids=lambda p: "/".join(p.parts[-4:]))
 def test_real_files_come_back_as_equal_json(path):
-    _story, out = round_trip(path.read_text(encoding="utf-8"), document_id(path))
+    _story, out = round_trip(path.read_text(encoding="utf-8"), "/".join(path.parts[-5:]))
     assert back(out) == raw_records(path)
 
 
