@@ -58,7 +58,14 @@ SRC_ROLE = {v: k for k, v in ROLE_SRC.items()}
 #: task); any other kind (``injection``: a reminder; ``compaction_summary``, ``skill_activation``, ``task``,
 #: ``cron_job``, ``hook_result``, …) is the CLI's words, a context turn.
 USER_ORIGIN = "user"
-USER_ORIGINS = {(USER_ORIGIN, None), ("system_trigger", "subagent")}
+SUBAGENT_TASK = ("system_trigger", "subagent")
+USER_ORIGINS = {(USER_ORIGIN, None), SUBAGENT_TASK}
+#: A forked subagent's journal opens with a copy of its starter's messages (``agentLifecycle.fork``: the
+#: experimental ``fork`` parameter of the ``Agent`` tool), then its task: the turns before the task are context
+#: turns, ``extra.kimi_code.context`` ``inherited`` (as Codex's inherited history).
+INHERITED = "inherited"
+#: The role of a message that answers a call (``createToolMessage``: ``toolCallId``, the output as parts).
+TOOL_ROLE = "tool"
 CONTEXT_KIND = "context"
 COMPACTION = "compaction"
 

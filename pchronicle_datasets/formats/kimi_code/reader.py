@@ -37,6 +37,7 @@ from .fields import (
     CONTENT_PART,
     CONTEXT_KIND,
     EXTRA_KEY,
+    INHERITED,
     LLM_REQUEST,
     LOOP_EVENT,
     MARKERS,
@@ -45,12 +46,14 @@ from .fields import (
     SRC_ROLE,
     STEP_END,
     SUBAGENT_REL,
+    SUBAGENT_TASK,
     SYSTEM_PROMPT_KEY,
     SYSTEM_PROMPT_RECORDS,
     TEXT,
     THINK,
     TOOL_CALL,
     TOOL_RESULT,
+    TOOL_ROLE,
     UNDO,
     USER_ORIGINS,
     place_of,
@@ -117,6 +120,8 @@ class _Journal:
         self.model: str | None = None
         self.counts = {"undo": 0, "clear": 0, "orphan_results": 0, "unread": 0}
         self.subagents: list[tuple[dict[str, Any], str]] = []
+        self.task: int | None = None  # a subagent's task (its first message from its starter)
+        self.before_task: list[int] = []  # the message turns before it (a fork's copied history)
 
     def read(self) -> dict[str, Any]:
         unread: str | None = None  # the first context record not read
@@ -182,9 +187,12 @@ class _Journal:
     # ---------------------------------------------------------------------------------------------- records
 
     def _message(self, ptr: str, rec: dict[str, Any]) -> bool:
-        """A ``context.append_message``: a ``system``, ``user`` or ``assistant`` message with its ``content``."""
+        """A ``context.append_message``: a ``system``, ``user`` or ``assistant`` message with its ``content``, or a
+        ``tool`` message (a forked subagent's copy of its parent's history) as the result of the call it names."""
         msg = rec.get("message")
         role = msg.get("role") if _obj(msg) else None
+        if role == TOOL_ROLE and "content" in msg:
+            return self._tool_message(ptr, rec, msg)
         if not (type(role) is str and role in ROLE_SRC and "content" in msg):
             return False
         mp = f"{ptr}/message"
@@ -199,9 +207,13 @@ class _Journal:
             self.lay.map(f"{mp}/content", content, f"/turns/{t}/msg", content)
         else:
             self.lay.keep(f"{mp}/content", content)  # [] (no content), or what kosong would refuse
+        if self.task is None:
+            self.before_task.append(t)
         if turn["src"] == "user":
             org = msg.get("origin") if _obj(msg.get("origin")) else {}
             kind = org.get("kind")
+            if (kind, org.get("name")) == SUBAGENT_TASK and self.task is None:
+                self._task(t)
             if "origin" in msg and not ({(kind, None), (kind, org.get("name"))} & USER_ORIGINS):
                 # the CLI's words (a reminder, a summary): context
                 why: dict[str, Any] = {"context": kind if isinstance(kind, str) else "origin"}
@@ -216,6 +228,51 @@ class _Journal:
                     self.lay.keep(f"{mp}/toolCalls/{c}", call)
                     continue
                 self._call(f"{mp}/toolCalls/{c}", call, ("id", "name", "arguments"), t)
+        self._rest(mp, msg, tuple(used))
+        self._rest(ptr, rec, ("message",))
+        return True
+
+    def _task(self, t: int) -> None:
+        """A subagent's task (turn ``t``): the messages before it are its starter's history, copied into a forked
+        subagent (``agentLifecycle.fork``): context turns, as Codex's inherited history is."""
+        self.task = t
+        for before in self.before_task[:-1]:
+            turn = self.turns[before]
+            if not turn.get("copied"):
+                turn.update(copied=True, kind=CONTEXT_KIND)
+                turn.setdefault("extra", {})[EXTRA_KEY] = {"context": INHERITED}
+        self.before_task.clear()
+
+    def _tool_message(self, ptr: str, rec: dict[str, Any], msg: dict[str, Any]) -> bool:
+        """A ``tool`` message (``createToolMessage``: ``toolCallId``, its output as parts) as the result of the
+        latest pending call of that id; False (the caller keeps it) when it names none."""
+        source = msg.get("toolCallId")
+        if not (isinstance(source, str) and self.pending.get(source)):
+            self.counts["orphan_results"] += 1
+            self.lay.keep(ptr, rec)
+            return True
+        mp = f"{ptr}/message"
+        t, tcid = self.pending[source].pop()
+        turn = self.turns[t]
+        results = turn.setdefault("observation", {"results": []})["results"]
+        at = f"/turns/{t}/observation/results/{len(results)}"
+        content = msg["content"]
+        one = isinstance(content, list) and len(content) == 1 and _obj(content[0])
+        if one and content[0].get("type") == TEXT and isinstance(content[0].get("text"), str):
+            out: dict[str, Any] = {"content": content[0]["text"]}  # one text part: its text, as tool.result's output
+            self.lay.map(f"{mp}/content/0/text", content[0]["text"], f"{at}/content", content[0]["text"])
+            self.lay.rest(content[0], f"{mp}/content/0", ("text",))
+        else:
+            out = {"content": content}
+            self.lay.map(f"{mp}/content", content, f"{at}/content", content)
+        out["source_call_id"] = tcid
+        self.lay.map(f"{mp}/toolCallId", source, f"{at}/source_call_id", tcid, None if tcid == source else "renamed_id")
+        used = ["content", "toolCallId"]
+        if type(msg.get("isError")) is bool:
+            out["is_error"] = msg["isError"]
+            self.lay.map(f"{mp}/isError", msg["isError"], f"{at}/is_error", msg["isError"])
+            used.append("isError")
+        results.append(out)
         self._rest(mp, msg, tuple(used))
         self._rest(ptr, rec, ("message",))
         return True

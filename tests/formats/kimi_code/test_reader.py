@@ -231,3 +231,35 @@ def test_odd_shapes_stay_residual():
         )
     )
     assert [(t["msg"], t.get("reason")) for t in story["turns"]] == [("Deploy", None), ("ok", None)]
+
+
+def test_a_forked_subagents_copied_history_is_context():
+    # agentLifecycle.fork: the starter's messages (its tool messages too) copied into the subagent's journal, then
+    # its task; a subagent started without fork opens with its task
+    call = {"type": "function", "id": "Bash_0", "name": "Bash", "arguments": '{"command":"ls"}'}
+    answer = {"role": "assistant", "content": [text("listing")], "toolCalls": [call]}
+    result = {"role": "tool", "content": [text("a.py")], "toolCalls": [], "toolCallId": "Bash_0"}
+    story = read(
+        lines(
+            META,
+            SYSTEM,
+            user("list the files"),
+            {"type": "context.append_message", "message": answer, "time": 3},
+            {"type": "context.append_message", "message": result, "time": 4},
+            user("The conversation above is not your own history…", {"kind": "system_trigger", "name": "subagent"}),
+            *step("s1", text("done")),
+        ),
+        "wd_p_1/session_1/agents/agent-0/wire.jsonl",
+    )
+    turns = story["turns"]
+    assert [(t["src"], t.get("kind"), t.get("copied")) for t in turns] == [
+        ("system", None, None),
+        ("user", "context", True),
+        ("agent", "context", True),
+        ("user", None, None),
+        ("agent", None, None),
+    ]
+    assert turns[1]["extra"] == {"kimi_code": {"context": "inherited"}}
+    assert turns[2]["tool_calls"][0]["args"] == {"command": "ls"}
+    assert turns[2]["observation"]["results"] == [{"content": "a.py", "source_call_id": "Bash_0"}]
+    assert "unread" not in story["meta"]["kimi-code"]

@@ -71,6 +71,26 @@ def test_edge_cases_come_back_as_equal_json():
         {"type": "context.apply_compaction", "summary": "S", "compactedCount": 3, "tokensBefore": 9},
         {"type": "context.apply_compaction", "summary": {"role": "user", "content": [text("legacy")]}, "count": 2},
         {"type": "context.undo", "agentId": "main", "count": 1},
+        # a fork's copied history: an answer with a call, its tool message (two parts, an error), the task
+        {
+            "type": "context.append_message",
+            "message": {
+                "role": "assistant",
+                "content": [],
+                "toolCalls": [{"type": "function", "id": "k1", "name": "Read", "arguments": None}],
+            },
+        },
+        {
+            "type": "context.append_message",
+            "message": {
+                "role": "tool",
+                "content": [text("a"), text("b")],
+                "toolCalls": [],
+                "toolCallId": "k1",
+                "isError": True,
+            },
+        },
+        user("task", {"kind": "system_trigger", "name": "subagent"}),
         {"no": "type"},
         [1, 2],
     )
