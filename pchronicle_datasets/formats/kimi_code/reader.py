@@ -211,10 +211,11 @@ class _Journal:
             self.before_task.append(t)
         if turn["src"] == "user":
             org = msg.get("origin") if _obj(msg.get("origin")) else {}
-            kind = org.get("kind")
-            if (kind, org.get("name")) == SUBAGENT_TASK and self.task is None:
+            kind = org.get("kind") if isinstance(org.get("kind"), str) else None  # another type: no origin known
+            name = org.get("name") if isinstance(org.get("name"), str) else None
+            if (kind, name) == SUBAGENT_TASK and self.task is None:
                 self._task(t)
-            if "origin" in msg and not ({(kind, None), (kind, org.get("name"))} & USER_ORIGINS):
+            if "origin" in msg and not ({(kind, None), (kind, name)} & USER_ORIGINS):
                 # the CLI's words (a reminder, a summary): context
                 why: dict[str, Any] = {"context": kind if isinstance(kind, str) else "origin"}
                 if isinstance(org.get("variant"), str):
