@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import FormatError, NoConversationError, PchronicleError
+from ...errors import FormatError, NoConversationError
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
-from ..base import Record, open_file
+from ..base import Record, one_document_records
 from ..layout import Layout, walkable
 from ..moments import time_of
 from ..residual import ENVELOPE_KEY, origin
@@ -488,40 +488,14 @@ def _first_text(content: Any) -> str | None:
 
 
 def read_journal(data: Any, document_id: str | None = None) -> Iterator[Record]:
-    """The records of one journal: one error record per line that is not JSON (the other lines still make the
-    document), then the document, or the error that refused it."""
-    opened = open_file(data, document_id)
-    if not isinstance(opened, tuple):
-        yield from () if opened is None else (opened,)
-        return
-    src, whole, parsed = opened
-    records: dict[int, Any] = {}
-    raws: list[bytes] = []
-    first: int | None = None
-    if whole:
-        if not isinstance(parsed, dict):
-            exc = FormatError(
-                "a Kimi Code journal is JSON Lines of records (objects)", pointer="", document_id=document_id
-            )
-            yield Record(None, src.text, error=exc, value=parsed)
-            return
-        records[0], first = parsed, 1
-        raws.append(src.text)
-    for index, line, raw, value in () if whole else parsed:
-        if isinstance(value, FormatError):
-            yield Record(line, raw, error=value)
-            continue
-        first = line if first is None else first
-        raws.append(raw)
-        records[index] = value
-    if not records:
-        return
-    try:
-        story = _Journal(document_id, records).read()
-    except PchronicleError as exc:
-        yield Record(first, b"\n".join(raws), error=exc.with_context(document_id=document_id, line=first))
-        return
-    yield Record(first, b"\n".join(raws), story=story)
+    """The records of one journal (``base.one_document_records``): one error record per line that is not JSON (the
+    other lines still make the document), then the document, or the error that refused it."""
+    return one_document_records(
+        data,
+        document_id,
+        "a Kimi Code journal is JSON Lines of records (objects)",
+        lambda records: _Journal(document_id, records).read(),
+    )
 
 
 iter_records = read_journal
