@@ -129,7 +129,7 @@ WRITTEN = {
     "": ("session", "turns", "unknown_fields"),
     "agent": ("id", "name"),
     "task": (),
-    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation"),
+    "turn": ("id", "src", "msg", "reason", "tool_calls", "observation", "ts"),
     "call": ("tcid", "fn", "args", "result"),
     "result": ("content", "source_call_id", "is_error"),
 }

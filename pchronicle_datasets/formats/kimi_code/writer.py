@@ -12,6 +12,7 @@ from ...errors import FormatError
 from ...linking import place_results, shown_call_ids
 from ...losses import for_document, report_loss
 from ..layout import LayoutError, rebuild, report_unwritten
+from ..moments import ms_of
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .fields import (
     APPEND_MESSAGE,
@@ -72,7 +73,9 @@ def _fresh(story: dict[str, Any]) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = [{"type": "metadata", "protocol_version": PROTOCOL_VERSION}]
     placed, loose = place_results(story)
     shown = shown_call_ids(story)
+    starts: list[int] = []  # the first record of each turn
     for t, turn in enumerate(story["turns"]):
+        starts.append(len(records))
         src, msg = turn["src"], turn["msg"]
         if src == "system" and isinstance(msg, str):
             records.append({"type": "config.update", "systemPrompt": msg})
@@ -113,11 +116,27 @@ def _fresh(story: dict[str, Any]) -> list[dict[str, Any]]:
             report_loss(f"not in {NAME}: a result that answers no call", pointer=f"/turns/{t}/observation/results/{o}")
         event({"type": STEP_END, "uuid": step})
     _errors(story, records, shown)
+    _times(story, records, starts)
     report_unwritten(story, NAME, WRITTEN)
     env = envelope(other_sources(story, NAME))
     if env is not None:
         records[0][ENVELOPE_KEY] = env  # Kimi Code ignores keys it does not know; the reader takes it back
     return records
+
+
+def _times(story: dict[str, Any], records: list[dict[str, Any]], starts: list[int]) -> None:
+    """Each turn's ``ts`` as the ``time`` (ms since the epoch, ``moments.ms_of``) of the records written for it; a
+    ``ts`` that is no time is counted."""
+    ends = [*starts[1:], len(records)]
+    for t, (turn, start, end) in enumerate(zip(story["turns"], starts, ends, strict=True)):
+        if "ts" not in turn:
+            continue
+        when = ms_of(turn["ts"])
+        if when is None:
+            report_loss(f"not in {NAME}: /turns/*/ts (not a time)", pointer=f"/turns/{t}/ts")
+            continue
+        for rec in records[start:end]:
+            rec["time"] = when
 
 
 def _errors(story: dict[str, Any], records: list[dict[str, Any]], shown: dict[str, str]) -> None:

@@ -116,7 +116,7 @@ def test_other_documents_become_journals_that_read_back():
         "agent": {"id": "a", "model": "m"},
         "turns": [
             {"id": 1, "src": "system", "msg": "sys"},
-            {"id": 2, "src": "user", "msg": "list"},
+            {"id": 2, "src": "user", "msg": "list", "ts": "2026-08-01T19:33:32.820Z"},
             {
                 "id": 3,
                 "src": "agent",
@@ -142,6 +142,7 @@ def test_other_documents_become_journals_that_read_back():
     assert turns[2]["reason"] == "ls" and turns[2]["tool_calls"][0]["args"] == {"command": "ls"}
     assert turns[2]["observation"]["results"][0] == {"content": "a.py", "source_call_id": "t1", "is_error": True}
     assert turns[3]["kind"] == "context"
+    assert turns[1]["ts"] == "2026-08-01T19:33:32.820Z" and "ts" not in turns[2]
     assert pc.to_messages(again)["messages"][1:] == pc.to_messages(story)["messages"][1:]
 
 
