@@ -72,9 +72,13 @@ COMPACTION = "compaction"
 #: kosong's content part types: ``text`` → the message, ``think`` → the reasoning; any other part stays as it is.
 TEXT, THINK = "text", "think"
 
-#: The tool that starts a subagent, and the line of its result that names it (``agent_id: agent-0``).
+#: The tool that starts a subagent, and the line of its result that names it (``agent_id: agent-0``,
+#: ``tools/agent/agentTool.ts``); the tool that starts several, and the line of its result that names each
+#: (``<subagent agent_id="agent-1" … outcome="completed">``, ``features/swarm/tools/agent-swarm/agentSwarmTool.ts``).
 AGENT_TOOL = "Agent"
 AGENT_ID_LINE = r"^agent_id: (\S+)$"
+SWARM_TOOL = "AgentSwarm"
+SWARM_AGENT_ID = r'^<subagent\b[^>\n]*? agent_id="([^"\n]+)"'
 MAIN_AGENT = "main"
 AGENTS = "agents"
 SUBAGENT_REL = "subagent"

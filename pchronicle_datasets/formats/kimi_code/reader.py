@@ -47,6 +47,8 @@ from .fields import (
     STEP_END,
     SUBAGENT_REL,
     SUBAGENT_TASK,
+    SWARM_AGENT_ID,
+    SWARM_TOOL,
     SYSTEM_PROMPT_KEY,
     SYSTEM_PROMPT_RECORDS,
     TEXT,
@@ -65,6 +67,7 @@ __all__ = ["INVERSE", "is_marker", "iter_records", "read_journal"]
 #: message's ``role``.
 INVERSE = {"role": SRC_ROLE}
 _AGENT_ID = re.compile(AGENT_ID_LINE, re.MULTILINE)
+_SWARM_ID = re.compile(SWARM_AGENT_ID, re.MULTILINE)
 
 
 def _obj(value: Any) -> bool:
@@ -376,6 +379,8 @@ class _Journal:
             found = _AGENT_ID.search(text)
             if found is not None:
                 self.subagents.append((call, found.group(1)))
+        elif call["fn"] == SWARM_TOOL and text is not None:  # one <subagent agent_id="…"> line per subagent
+            self.subagents.extend((call, agent_id) for agent_id in _SWARM_ID.findall(text))
         return True
 
     def _compaction(self, ptr: str, rec: dict[str, Any]) -> bool:
@@ -458,11 +463,16 @@ class _Journal:
             # another agent's journal lies at <session>/agents/<agent id>/wire.jsonl (derived links)
             base = place.get("parent") or story["session"]
             children: list[str] = []
+            started: dict[int, tuple[dict[str, Any], list[str]]] = {}  # a call (by identity) → the agents it started
             for call, agent_id in self.subagents:
                 child = f"{base}/{AGENTS}/{agent_id}"
-                call["extra"] = {"subagent": child}
+                started.setdefault(id(call), (call, []))[1].append(child)
                 if child not in children:
                     children.append(child)
+            for call, started_children in started.values():
+                # an Agent call starts one (the key Claude Code's and Kimi CLI's calls carry); an AgentSwarm several
+                one = call["fn"] == AGENT_TOOL
+                call["extra"] = {"subagent": started_children[0]} if one else {"subagents": started_children}
             story["children"] = children
         if "work_dir" in place:
             story["extra"] = {EXTRA_KEY: {"work_dir": place["work_dir"]}}
