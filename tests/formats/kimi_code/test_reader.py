@@ -263,3 +263,18 @@ def test_a_forked_subagents_copied_history_is_context():
     assert turns[2]["tool_calls"][0]["args"] == {"command": "ls"}
     assert turns[2]["observation"]["results"] == [{"content": "a.py", "source_call_id": "Bash_0"}]
     assert "unread" not in story["meta"]["kimi-code"]
+
+
+def test_an_agent_swarms_result_names_each_subagent():
+    # agentSwarmTool.ts renders one <subagent …> line per subagent, agent_id an attribute
+    output = (
+        "<agent_swarm_result>\n<summary>2 completed</summary>\n"
+        '<subagent agent_id="agent-1" item="a.py" outcome="completed">ok</subagent>\n'
+        '<subagent mode="resume" agent_id="agent-2" outcome="completed">ok\n<subagent agent_id="x"> quoted</subagent>\n'
+        "</agent_swarm_result>"
+    )
+    swarm = ("AgentSwarm_0", "AgentSwarm", {"items": ["a", "b"]})
+    story = read(lines(META, user("go"), *step("s1", calls=(swarm,), results=(("AgentSwarm_0", {"output": output}),))))
+    kids = ["session_1/agents/agent-1", "session_1/agents/agent-2", "session_1/agents/x"]
+    assert story["children"] == kids  # a body's line that opens like one is read as one too: the result says no more
+    assert story["turns"][1]["tool_calls"][0]["extra"] == {"subagents": kids}
