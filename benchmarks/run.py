@@ -179,9 +179,9 @@ def json_ratio(work: Path, n_files: int, size: int, runs: int) -> dict:
 # session-log formats one file per session, as their tools write them (``convert --per-document``).
 FORMATS = ("openai-msg", "storyline", "sharegpt", "chat", "atif", "swe-agent", "mini-swe-agent", "openhands",
            "openhands-sdk", "role-text", "claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli",
-           "cursor", "cline", "qwen-code", "goose", "kimi-cli")  # fmt: skip
+           "cursor", "cline", "qwen-code", "goose", "kimi-cli", "kimi-code")  # fmt: skip
 PER_DOCUMENT = {"claude-code", "codex", "pi", "gemini-cli", "opencode", "copilot-cli", "cursor", "cline", "qwen-code",
-                "openhands-sdk", "goose", "kimi-cli"}  # fmt: skip
+                "openhands-sdk", "goose", "kimi-cli", "kimi-code"}  # fmt: skip
 
 
 def format_files(work: Path, size: int, copies: int, formats: tuple[str, ...] = FORMATS) -> dict[str, list[Path]]:

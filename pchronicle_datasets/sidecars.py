@@ -98,8 +98,13 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
         if capability(module, "index_files") is not None:
             known.update(module.INDEX_FILES)
     folders = {key.rstrip("/"): what for key, what in known.items() if key.endswith("/")}
-    # the most specific name first: a Kimi CLI subagent's subagents/*/meta.json is not Qwen Code's meta.json
-    files = sorted(((k, w) for k, w in known.items() if not k.endswith("/")), key=lambda kw: -kw[0].count("/"))
+    # the most specific name first: a Kimi CLI subagent's subagents/*/meta.json is not Qwen Code's meta.json; of as
+    # many parts, the one that spells more of them (Kimi Code's sessions/wd_*/session_*/state.json before Kimi CLI's
+    # sessions/*/*/state.json)
+    files = sorted(
+        ((k, w) for k, w in known.items() if not k.endswith("/")),
+        key=lambda kw: (-kw[0].count("/"), -len(kw[0].replace("*", ""))),
+    )
     out: dict[int, str] = {}
     for i, name in enumerate(names):
         parts = name.replace(os.sep, "/").split("/")

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "pchronicle_datasets"
 
 #: Modules of formats/ every format may import (and which are no format themselves).
-SHARED_FORMAT_MODULES = {"base", "residual", "source", "markup", "messages", "layout", "database"}
+SHARED_FORMAT_MODULES = {"base", "residual", "source", "markup", "messages", "layout", "database", "moments"}
 #: Members of the format contract and its optional capabilities (formats/base.py).
 CONTRACT_MEMBERS = {
     "NAME",

@@ -151,6 +151,7 @@ def test_config_names_are_auto_and_every_format_name_and_alias(tmp_path):
     harnesses = {"gemini-cli", "opencode", "copilot-cli", "cursor", "codex", "codex-rollout", "pi", "pi-session"}
     harnesses |= {"claude", "claude-code", "cline", "cline-task", "qwen", "qwen-code", "kimi", "kimi-cli"}
     harnesses |= {"goose", "goose-session"}
+    harnesses |= {"kimi-code", "kimi-code-wire"}
     research = {"swe-agent", "swe-agent-traj", "mini-swe", "mini-swe-agent", "openhands", "openhands-events"}
     research |= {"openhands-sdk", "openhands-v1", "openhands-agent-sdk"}
     harnesses |= research | {"role-text", "nebius"}

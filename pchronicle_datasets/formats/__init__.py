@@ -32,6 +32,7 @@ from . import (
     gemini_cli,
     goose,
     kimi_cli,
+    kimi_code,
     mini_swe_agent,
     openai_msg,
     opencode,
@@ -190,6 +191,7 @@ _BUILTIN = (
     qwen_code,
     kimi_cli,
     goose,
+    kimi_code,
 )
 for _module in _BUILTIN:
     register(_module)

@@ -14,7 +14,7 @@ as every occurrence of one value gets one placeholder, a link (``/parent/psid`` 
 
 Opaque reasoning payloads (``OPAQUE_KEYS``: Anthropic ``signature`` of a thinking block and
 ``redacted_thinking`` data, OpenAI ``encrypted_content``, Gemini ``thoughtSignature``, Pi's
-``thinkingSignature``, the ``encrypted`` of Kimi CLI's ``think`` parts) are replaced by
+``thinkingSignature``, the ``encrypted`` of Kimi CLI's and Kimi Code's ``think`` parts) are replaced by
 ``<REDACTED:opaque-reasoning>`` wherever they are: found by key name in every object of the document
 (``msg`` parts, ``extra``, ``meta``, ``unknown_fields`` and inside JSON text), and by the last token of a
 residual pointer (``/unknown_fields/sources/*/fields/{pointer}``).
@@ -61,11 +61,12 @@ OPAQUE_KEYS = frozenset(
 _REASONING_FIELD_NAMES = frozenset(("reasoning_content", "reasoning", "reasoning_text"))
 # Objects whose ``signature`` is the thinking block's, whatever its length (fixtures write short ones).
 _THINKING_TYPES = frozenset(("thinking", "signature_delta"))
-# kosong's ``think`` part (Kimi CLI's context.jsonl) holds the provider's signature or encrypted thinking in
-# ``encrypted``: opaque in such a part, or as the residual ``…/content/{k}/encrypted`` of a part read apart.
+# kosong's ``think`` part (Kimi CLI's context.jsonl, Kimi Code's journals) holds the provider's signature or
+# encrypted thinking in ``encrypted``: opaque in such a part, or as the residual of a part read apart
+# (``…/content/{k}/encrypted`` of a message, ``…/event/part/encrypted`` of a Kimi Code ``content.part`` event).
 _KOSONG_THINK = "think"
 _KOSONG_ENCRYPTED = "encrypted"
-_KOSONG_RESIDUAL = re.compile(r"/content/\d+/encrypted\Z")
+_KOSONG_RESIDUAL = re.compile(r"(?:/content/\d+|/event/part)/encrypted\Z")
 # ``signature`` is opaque only as a payload (base64, no spaces): a tool's "signature" argument is code.
 _OPAQUE_BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}")
 

@@ -63,6 +63,15 @@ BOOKKEEPING = {
         ),
     ),
     "opencode no message": ("opencode", json.dumps({"info": {"id": "ses_1", "title": "t"}, "messages": []})),
+    "kimi-code records only": (
+        "kimi-code",
+        lines(
+            {"type": "metadata", "protocol_version": "1.4"},
+            {"type": "config.update", "systemPrompt": "You are Kimi Code CLI."},
+            {"type": "turn.prompt", "input": [{"type": "text", "text": "hi"}]},
+            {"type": "context.append_loop_event", "event": {"type": "step.begin", "uuid": "s0"}},
+        ),
+    ),
     "kimi-cli bookkeeping only": (
         "kimi-cli",
         lines({"role": "_system_prompt", "content": "You are Kimi CLI."}, {"role": "_checkpoint", "id": 0}),
@@ -110,6 +119,7 @@ TOOL_ONLY = {"role": "tool", "content": []}  # a role Goose does not write: the 
             "goose",
             json.dumps({"id": "s", "working_dir": "/w", "extension_data": {}, "conversation": [TOOL_ONLY]}),
         ),
+        ("kimi-code", lines({"type": "context.append_message", "message": {"role": "user", "text": "hi"}})),
     ],
 )
 def test_messages_that_all_fall_into_residual_are_still_refused(fmt, data):

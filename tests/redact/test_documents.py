@@ -214,6 +214,35 @@ def test_a_kimi_cli_think_signature_is_stripped():
     assert fields["/3/content/0/encrypted"] is None
 
 
+def test_a_kimi_code_think_signature_is_stripped():
+    """Kimi Code's ``content.part`` events carry kosong ``think`` parts: their ``encrypted`` stripped as the residual
+    ``…/event/part/encrypted`` of a part read apart and inside parts kept whole."""
+    import json
+
+    from pchronicle_datasets.formats import into_storyline
+
+    think = {"type": "think", "think": "a", "encrypted": "EqQBCkYIBRgCKkCs9tbuSj0Ve7N1"}
+
+    def part(step: str, p: dict) -> dict:
+        return {"type": "context.append_loop_event", "event": {"type": "content.part", "stepUuid": step, "part": p}}
+
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "origin": {"kind": "user"}}
+    text = "".join(
+        json.dumps(r) + "\n"
+        for r in [
+            {"type": "context.append_message", "message": user},
+            part("s1", think),
+            part("s1", {"type": "text", "text": "ok"}),
+            part("s2", think),
+            part("s2", {**think, "think": "b"}),
+        ]
+    )
+    [story] = into_storyline("kimi-code", text, document_id="w/s/agents/main/wire.jsonl")
+    fields = pc.redact(story, key="k")["unknown_fields"]["sources"]["kimi-code"]["fields"]
+    assert fields["/1/event/part/encrypted"] == OPAQUE_PLACEHOLDER
+    assert [fields[f"/{i}/event/part"]["encrypted"] for i in (3, 4)] == [OPAQUE_PLACEHOLDER] * 2
+
+
 def test_user_names_in_ids_are_replaced_consistently():
     story = {
         "schema_version": "storyline/v1",

@@ -45,6 +45,12 @@ EXPECTED = {
     "chat/shapes/anthropic_vercel-ai_issue-13430-thinking-tool-call.json": {"opaque-reasoning": 1},
     "chat/shapes/gemini_vercel-ai_google-tool-call-gemini3.json": {"opaque-reasoning": 1},
     "chat/shapes/responses_vercel-ai_openai-reasoning-encrypted-content.1.json": {"opaque-reasoning": 1},
+    # Kimi Code's session state (agent-sessions' capture, a file a folder's load leaves out): the capturer's home
+    # folder in the main agent's homedir; the journals' /private/tmp/… paths are no home folder
+    (
+        "kimi_code/kimi-code-home/sessions/wd_project_ac3bb318f98e/"
+        "session_9eb1bf57-c1af-48a5-b658-0e8d9fe794f5/state.json"
+    ): {"user-path": 1},
     "claude_code/entire_2.0.76/488c5296-fc78-4fdf-8cfd-f1cae9454bd0.jsonl": {"user-path": 35, "opaque-reasoning": 6},
     "claude_code/entire_2.1.1_task/c01ff5a5-0d50-40b0-9169-a0302770e8ff.jsonl": {"user-path": 8, "opaque-reasoning": 2},
     # the two forks of that session (the 6 copied records, 2 of their own): its paths and signatures, and the own

@@ -47,6 +47,7 @@ FOLDERS = {
     "qwen_code": "qwen-code",
     "kimi_cli": "kimi-cli",
     "goose": "goose",
+    "kimi_code": "kimi-code",
 }
 
 

@@ -23,7 +23,6 @@ in the user message right after the call is the call's result, as the model saw 
 from __future__ import annotations
 
 import posixpath
-from datetime import datetime, timezone
 from typing import Any
 
 from ...errors import FormatError, NoConversationError
@@ -34,6 +33,7 @@ from ..base import INTERRUPTED
 from ..messages import Message, Reasoning, Result, TurnBuilder, read_message
 from ..messages.anthropic import read_system
 from ..messages.model import strip
+from ..moments import time_of  # Cline's ts (ms since the epoch): kept importable here, as before
 from ..residual import ENVELOPE_KEY, Residual, origin
 from .fields import (
     AGENT_ID,
@@ -142,19 +142,6 @@ def session_of(document_id: str | None) -> str:
     if name == HISTORY_FILE and posixpath.basename(folder):
         return posixpath.basename(folder)
     return document_id
-
-
-def time_of(ts: Any) -> str | None:
-    """A turn's time from Cline's ``ts`` (integer ms since the epoch) as RFC 3339 UTC with milliseconds, which
-    gives the same integer back; None for any other value (it stays residual only).
-
-    >>> time_of(1777073173494), time_of(True), time_of(1.5)
-    ('2026-04-24T23:26:13.494Z', None, None)
-    """
-    if type(ts) is not int or not 0 <= ts < 253402300800000:  # years 1970–9999
-        return None
-    moment = datetime.fromtimestamp(ts // 1000, timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ts % 1000:03d}Z"
 
 
 def _metrics(value: Any) -> dict[str, Any] | None:

@@ -13,7 +13,6 @@ Lines of histories, which the reader takes one per line).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import orjson
@@ -23,6 +22,7 @@ from ...losses import report_loss
 from ...pointer import unescape
 from ..layout import report_unwritten
 from ..messages import write_message
+from ..moments import ms_of
 from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
 from .fields import COST, HINTS, MESSAGES, METRICS, MODEL_INFO, NAME, SYSTEM_PROMPT, TOKENS, TS
 from .reader import HINTS_VERSION
@@ -93,20 +93,6 @@ def _same_source(story: dict[str, Any], hints: dict[str, Any]) -> Any:
     return out
 
 
-def _ms(ts: Any) -> int | None:
-    """Cline's ``ts`` (ms since the epoch) of a turn's time: an RFC 3339 string or epoch seconds."""
-    if isinstance(ts, str):
-        try:
-            moment = datetime.fromisoformat(ts.replace("Z", "+00:00").replace("z", "+00:00"))
-        except ValueError:
-            return None
-        whole = int(moment.timestamp())
-        return whole * 1000 + moment.microsecond // 1000
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-        return round(ts * 1000)
-    return None
-
-
 def _text_blocks(msg: Any, t: int) -> list[Any]:
     """A turn's ``msg`` as content blocks: a string as a text block, a list of blocks as it is."""
     if isinstance(msg, str):
@@ -123,7 +109,7 @@ def _stamp(message: dict[str, Any], turn: dict[str, Any], t: int, agent_model: A
     """Cline's keys of a message: its time, its model (the turn's, else the document's ``/agent/model``: Cline
     stamps every answer with the model that gave it) and its token counts; what they cannot hold is counted."""
     if "ts" in turn:
-        ms = _ms(turn["ts"])
+        ms = ms_of(turn["ts"])
         if ms is None:
             report_loss(f"not in {NAME}: /turns/*/ts", pointer=f"/turns/{t}/ts")
         else:

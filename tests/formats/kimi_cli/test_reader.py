@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import pchronicle_datasets as pc
-from pchronicle_datasets.errors import FormatError, NoConversationError
+from pchronicle_datasets.errors import NoConversationError
 from pchronicle_datasets.formats import detect, into_storyline, iter_records
 from pchronicle_datasets.linking import tool_outcomes
 from pchronicle_datasets.sidecars import index_files
@@ -95,14 +95,13 @@ def test_chat_messages_without_bookkeeping_stay_other_formats():
 
 
 def test_kimi_codes_journal_is_not_read_as_kimi_cli():
-    # Kimi Code (the successor) keeps agents/<agent>/wire.jsonl journals: another format, refused with what it holds,
-    # and not left out as Kimi CLI's wire.jsonl (which lies in sessions/<md5>/<session>/)
+    # Kimi Code (the successor) keeps agents/<agent>/wire.jsonl journals: another format (kimi-code), and not left out
+    # as Kimi CLI's wire.jsonl (which lies in sessions/<md5>/<session>/)
     journal = lines(
         {"type": "metadata", "protocol_version": "1.4", "created_at": 1784950509920},
         {"type": "context.append_message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
     )
-    with pytest.raises(FormatError, match="not recognised"):
-        detect(journal.encode(), "wire.jsonl")
+    assert detect(journal.encode(), "wire.jsonl").NAME == "kimi-code"
     kimi_code = "home/.kimi-code/sessions/wd_p_ac3bb318f98e/session_1/agents/main/wire.jsonl"
     assert index_files([kimi_code, "home/.kimi/sessions/0a1b/s1/wire.jsonl"]).keys() == {1}
 
