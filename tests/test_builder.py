@@ -556,7 +556,9 @@ def test_a_data_dir_whose_inferred_splits_leave_files_out_is_read_whole(tmp_path
     assert list(dd) == ["test"] and set(doc_ids(dd["test"])) == {"-home-me-test-app/b.jsonl"}
 
 
-@pytest.mark.parametrize("project", ["-home-me-dev-app", "C--Users-me-test", "--home-me-eval-tools--"])
+@pytest.mark.parametrize(
+    "project", ["-home-me-dev-app", "C--Users-me-test", "--home-me-eval-tools--", "wd_test_ac3bb318f98e"]
+)
 def test_one_project_whose_working_directory_holds_a_split_word_is_read_into_train(tmp_path, project):
     # Every file of ~/.claude/projects was in datasets' "validation" split when the only project was ~/dev/app:
     # the user's ds["train"] was a KeyError (loading/folder.py).

@@ -17,10 +17,10 @@ by (``_with_log``): a running harness adds sessions to the log, not to the datab
 same, and a load served from the cache would not see them.
 
 A word in a folder that names a working directory, as harnesses write one (Claude Code and Qwen Code:
-``-home-me-dev-app``, ``C--Users-me-test``; Pi: ``--home-me-dev-app--``), is no split either: one project at
-``~/dev/app`` made every session of the folder a ``validation`` split, and a user's ``ds["train"]`` a KeyError.
-Such a folder name starts with ``-`` (or ``X--``, a Windows drive); a corpus author names a split folder or file
-otherwise.
+``-home-me-dev-app``, ``C--Users-me-test``; Pi: ``--home-me-dev-app--``; Kimi Code: ``wd_test_ac3bb318f98e``), is
+no split either: one project at ``~/dev/app`` made every session of the folder a ``validation`` split, and a user's
+``ds["train"]`` a KeyError. Such a folder name starts with ``-`` (or ``X--``, a Windows drive), or is ``wd_``, the
+project's name and a 12-digit hash; a corpus author names a split folder or file otherwise.
 
 >>> split_folder({"test": ["p/test/s.jsonl"]}, ["p/app/s.jsonl", "p/test/s.jsonl"])
 ({'train': ['p/app/s.jsonl', 'p/test/s.jsonl']}, 1)
@@ -52,8 +52,8 @@ _SPLIT_WORDS = {
 }
 _BESIDE = r"[-._ 0-9]"
 # A folder a harness named after a working directory: -home-me-app (Claude Code, Qwen Code), C--Users-me (Windows),
-# --home-me-app-- (Pi)
-_WORKING_DIRECTORY = re.compile(r"-|[A-Za-z]--")
+# --home-me-app-- (Pi), wd_<project>_<12 hex digits> (Kimi Code: wd_test_ac3bb318f98e)
+_WORKING_DIRECTORY = re.compile(r"-|[A-Za-z]--|wd_.*_[0-9a-f]{12}$")
 
 
 def split_folder(
