@@ -82,7 +82,7 @@ def test_real_files_counted_by_hand(path):
 
 
 def test_the_main_journal_in_detail():
-    path = next(p for p in FILES if "1bcbe023" in str(p) and "/main/" in str(p))
+    path = next(p for p in FILES if "1bcbe023" in str(p) and p.parent.name == "main")
     story = read(path.read_text(encoding="utf-8"), document_id(path))
     turns = story["turns"]
     # 24 step.begin, 22 turns: the first two prompts' steps streamed nothing (retried, then answered together)
