@@ -30,7 +30,7 @@ import orjson
 from ..jsonio import try_loads
 from ..losses import report_loss
 from ..pointer import get, join, normalize, parse
-from .residual import Residual
+from .residual import ENVELOPE_KEY, Residual, source_fields
 
 __all__ = ["ARGUMENT_SPELLINGS", "Layout", "LayoutError", "rebuild", "report_unwritten", "same", "walkable"]
 
@@ -99,6 +99,22 @@ class Layout:
         for key, value in obj.items():
             if key not in used:
                 self.keep(join(base, key), value)
+
+    def keep_record(self, ptr: str, rec: Any) -> None:
+        """A whole record as residual (its ``_storyline`` envelope, from a document of another format, taken)."""
+        if isinstance(rec, dict) and ENVELOPE_KEY in rec and self.kept.take_envelope(rec[ENVELOPE_KEY]):
+            self.rest(rec, ptr, (ENVELOPE_KEY,))
+        else:
+            self.keep(ptr, rec)
+
+    def record_rest(self, ptr: str, rec: dict[str, Any], used: tuple[str, ...]) -> None:
+        """``rest`` of a record, its ``_storyline`` envelope (a document of another format written here) taken."""
+        for key, value in rec.items():
+            if key in used:
+                continue
+            if key == ENVELOPE_KEY and self.kept.take_envelope(value):
+                continue
+            self.keep(join(ptr, key), value)
 
     def record_keys(
         self, record: Mapping[str, Any] | None, table: Mapping[str, tuple[str, type]], story: dict[str, Any], skip=()
@@ -289,6 +305,21 @@ def walkable(value: Any) -> bool:
 
 def _order(pointer: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in parse(pointer))
+
+
+def source_records(story: Mapping[str, Any], fmt: str, inverse: Mapping[str, Any]) -> list[Any] | None:
+    """The records (lines) of a JSON Lines file ``fmt`` read as one document, given back from its layout
+    (``rebuild``), or None for a document of another format or one edited since (the writer then writes it from its
+    fields)."""
+    if (story.get("origin") or {}).get("format") != fmt:
+        return None
+    try:
+        root = rebuild(story, (source_fields(story, fmt) or {}).get("fields") or {}, inverse, fmt)
+    except LayoutError:
+        return None
+    if isinstance(root, dict) and all(k.isdigit() for k in root):
+        return [root[k] for k in sorted(root, key=int)]
+    return None
 
 
 def rebuild(story: Mapping[str, Any], fields: Mapping[str, Any], inverse: Mapping[str, Any], fmt: str) -> Any:

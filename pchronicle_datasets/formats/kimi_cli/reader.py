@@ -15,10 +15,9 @@ from typing import Any
 
 from ...errors import FormatError, NoConversationError
 from ...linking import SOURCE_CALL_IDS
-from ...pointer import join
 from ..base import Record, one_document_records
 from ..layout import Layout, walkable
-from ..residual import ENVELOPE_KEY, origin
+from ..residual import origin
 from .fields import (
     AGENT_ID,
     AGENT_ID_LINE,
@@ -124,7 +123,7 @@ class _Context:
                 self._turn(ptr, rec, "system", "prompt_role")
             elif role in (CHECKPOINT, USAGE):
                 self.counts[role] += 1
-                self._keep_record(ptr, rec)
+                self.lay.keep_record(ptr, rec)
             elif role in ROLE_SRC and "content" in rec:
                 self._turn(ptr, rec, ROLE_SRC[role], "role")
             elif role == TOOL and self._result(ptr, rec):
@@ -136,7 +135,7 @@ class _Context:
                     self.counts["unread"] += 1
                 if unread is None and (role in ROLE_SRC or role == TOOL):
                     unread = ptr
-                self._keep_record(ptr, rec)
+                self.lay.keep_record(ptr, rec)
         if not any(turn["src"] in ("user", "agent") for turn in self.turns):
             if unread is not None:  # messages there were, but their content would all be residual
                 raise self.error(
@@ -148,21 +147,6 @@ class _Context:
                 "the context holds no user or assistant message: only bookkeeping", document_id=self.document_id
             )
         return self._story()
-
-    def _keep_record(self, ptr: str, rec: Any) -> None:
-        """A whole record as residual (its ``_storyline`` envelope, from a document of another format, taken)."""
-        if _obj(rec) and ENVELOPE_KEY in rec and self.lay.kept.take_envelope(rec[ENVELOPE_KEY]):
-            self.lay.rest(rec, ptr, (ENVELOPE_KEY,))
-        else:
-            self.lay.keep(ptr, rec)
-
-    def _rest(self, ptr: str, rec: dict[str, Any], used: tuple[str, ...]) -> None:
-        for key, value in rec.items():
-            if key in used:
-                continue
-            if key == ENVELOPE_KEY and self.lay.kept.take_envelope(value):
-                continue
-            self.lay.keep(join(ptr, key), value)
 
     # ---------------------------------------------------------------------------------------------- turns
 
@@ -185,7 +169,7 @@ class _Context:
             if isinstance(calls, list) and calls:
                 used.append("tool_calls")
                 self._calls(f"{ptr}/tool_calls", calls, turn, t)
-        self._rest(ptr, rec, tuple(used))
+        self.lay.record_rest(ptr, rec, tuple(used))
 
     def _content(self, cp: str, content: Any, turn: dict[str, Any], t: int) -> None:
         """A message's ``content``: a string is the message; of a part list, the ``think`` parts are the
@@ -264,7 +248,7 @@ class _Context:
             found = AGENT_ID_LINE.search(text)
             if found is not None:
                 self.subagents.append((call, found.group(1)))
-        self._rest(ptr, rec, ("role", "content", "tool_call_id"))
+        self.lay.record_rest(ptr, rec, ("role", "content", "tool_call_id"))
         return True
 
     # ---------------------------------------------------------------------------------------------- document

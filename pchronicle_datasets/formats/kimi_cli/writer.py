@@ -11,8 +11,8 @@ import orjson
 from ...errors import FormatError
 from ...linking import place_results, shown_call_ids
 from ...losses import for_document, report_loss
-from ..layout import LayoutError, rebuild, report_unwritten
-from ..residual import ENVELOPE_KEY, envelope, other_sources, source_fields
+from ..layout import report_unwritten, source_records
+from ..residual import ENVELOPE_KEY, envelope, other_sources
 from .fields import CHECKPOINT, NAME, SRC_ROLE, SYSTEM_PROMPT, TEXT, THINK, TOOL, WRITTEN
 from .reader import INVERSE
 
@@ -21,15 +21,8 @@ __all__ = ["context_records", "encode"]
 
 def context_records(story: dict[str, Any]) -> list[Any]:
     """The records (lines) of one document's context file."""
-    if (story.get("origin") or {}).get("format") == NAME:
-        try:
-            root = rebuild(story, (source_fields(story, NAME) or {}).get("fields") or {}, INVERSE, NAME)
-        except LayoutError:
-            pass  # an edited document: written from its fields
-        else:
-            if isinstance(root, dict) and all(k.isdigit() for k in root):
-                return [root[k] for k in sorted(root, key=int)]
-    return _fresh(story)
+    records = source_records(story, NAME, INVERSE)  # None: another format's document, or one edited since
+    return _fresh(story) if records is None else records
 
 
 def _content(msg: Any, t: int) -> Any:

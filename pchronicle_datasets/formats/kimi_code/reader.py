@@ -23,7 +23,7 @@ from ...pointer import join
 from ..base import Record, one_document_records
 from ..layout import Layout, walkable
 from ..moments import time_of
-from ..residual import ENVELOPE_KEY, origin
+from ..residual import origin
 from .fields import (
     AGENT_ID,
     AGENT_ID_LINE,
@@ -148,7 +148,7 @@ class _Journal:
                 if kind in (APPEND_MESSAGE, LOOP_EVENT, COMPACTION_RECORD):
                     self.counts["unread"] += 1
                     unread = ptr if unread is None else unread
-                self._keep_record(ptr, rec)
+                self.lay.keep_record(ptr, rec)
         self._finish_parts()
         if not any(turn["src"] in ("user", "agent") for turn in self.turns):
             if unread is not None:
@@ -161,21 +161,6 @@ class _Journal:
                 "the journal holds no message and no model step: only the CLI's records", document_id=self.document_id
             )
         return self._story()
-
-    def _keep_record(self, ptr: str, rec: Any) -> None:
-        """A whole record as residual (its ``_storyline`` envelope, from a document of another format, taken)."""
-        if _obj(rec) and ENVELOPE_KEY in rec and self.lay.kept.take_envelope(rec[ENVELOPE_KEY]):
-            self.lay.rest(rec, ptr, (ENVELOPE_KEY,))
-        else:
-            self.lay.keep(ptr, rec)
-
-    def _rest(self, ptr: str, rec: dict[str, Any], used: tuple[str, ...]) -> None:
-        for key, value in rec.items():
-            if key in used:
-                continue
-            if key == ENVELOPE_KEY and self.lay.kept.take_envelope(value):
-                continue
-            self.lay.keep(join(ptr, key), value)
 
     def _new_turn(self, src: str, rec: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """A new turn, its ``ts`` the ``time`` of the record that makes it (derived: ``time`` stays residual)."""
@@ -232,8 +217,8 @@ class _Journal:
                     self.lay.keep(f"{mp}/toolCalls/{c}", call)
                     continue
                 self._call(f"{mp}/toolCalls/{c}", call, ("id", "name", "arguments"), t)
-        self._rest(mp, msg, tuple(used))
-        self._rest(ptr, rec, ("message",))
+        self.lay.record_rest(mp, msg, tuple(used))
+        self.lay.record_rest(ptr, rec, ("message",))
         return True
 
     def _task(self, t: int) -> None:
@@ -277,8 +262,8 @@ class _Journal:
             self.lay.map(f"{mp}/isError", msg["isError"], f"{at}/is_error", msg["isError"])
             used.append("isError")
         results.append(out)
-        self._rest(mp, msg, tuple(used))
-        self._rest(ptr, rec, ("message",))
+        self.lay.record_rest(mp, msg, tuple(used))
+        self.lay.record_rest(ptr, rec, ("message",))
         return True
 
     def _step_turn(self, step: str, rec: dict[str, Any]) -> int:
@@ -321,8 +306,8 @@ class _Journal:
         else:  # step.begin, a step.end of no turn, an event this reader does not know
             self.lay.keep(ptr, rec)
             return True
-        self._rest(ep, event, used)
-        self._rest(ptr, rec, ("event",))
+        self.lay.record_rest(ep, event, used)
+        self.lay.record_rest(ptr, rec, ("event",))
         return True
 
     def _call(self, ptr: str, call: dict[str, Any], keys: tuple[str, str, str], t: int) -> None:
@@ -351,7 +336,7 @@ class _Journal:
         calls.append(entry)
         self.pending.setdefault(cid, []).append((t, tcid))
         if id_key == "id":
-            self._rest(ptr, call, keys)
+            self.lay.record_rest(ptr, call, keys)
 
     def _result(self, ep: str, event: dict[str, Any]) -> bool:
         """A ``tool.result`` as the result of the latest pending call of its ``toolCallId``."""
@@ -372,7 +357,7 @@ class _Journal:
             self.lay.map(f"{ep}/result/isError", result["isError"], f"{at}/is_error", result["isError"])
             used.append("isError")
         results.append(out)
-        self._rest(f"{ep}/result", result, tuple(used))
+        self.lay.record_rest(f"{ep}/result", result, tuple(used))
         call = next(c for c in turn["tool_calls"] if c["tcid"] == tcid)
         text = _first_text(result["output"])
         if call["fn"] == AGENT_TOOL and text is not None:
@@ -393,7 +378,7 @@ class _Journal:
         turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": COMPACTION}, COMPACTION: "summary"})
         turn["msg"] = rec[key]
         self.lay.map(join(ptr, key), rec[key], f"/turns/{t}/msg", rec[key])
-        self._rest(ptr, rec, (key,))
+        self.lay.record_rest(ptr, rec, (key,))
         return True
 
     def _system_prompt(self, ptr: str, rec: dict[str, Any]) -> bool:
@@ -404,7 +389,7 @@ class _Journal:
         t, turn = self._new_turn("system", rec)
         turn["msg"] = prompt
         self.lay.map(join(ptr, SYSTEM_PROMPT_KEY), prompt, f"/turns/{t}/msg", prompt)
-        self._rest(ptr, rec, (SYSTEM_PROMPT_KEY,))
+        self.lay.record_rest(ptr, rec, (SYSTEM_PROMPT_KEY,))
         return True
 
     # ---------------------------------------------------------------------------------------------- content
