@@ -46,7 +46,7 @@ from . import (
     swe_agent,
 )
 from .base import CAPABILITIES, Format, Record, as_bytes, documents, first_value, first_values, parse_file
-from .database import SQLITE_MAGIC, DatabaseFile, is_database, opened, table_names
+from .database import SQLITE_MAGIC, OpenDatabase, is_database, opened, table_names
 from .source import BOM, MAX_RECORD_SIZE, Oversized, Source, file_chunks, utf8
 
 __all__ = [
@@ -524,19 +524,20 @@ def _tables(data: bytes, document_id: str | None, wal: bytes | None = None) -> f
 
 
 def _database_records(fmt: str, src: Source, document_id: str | None, wal: bytes | None) -> Iterator[Record]:
-    """The records of a SQLite database: read whole (``max_record_size`` bounds it, and says how to raise it), its
-    tables read (from a copy, ``database.opened``) to find its format, then that format's reader given the bytes and
-    the write-ahead log beside the file (``database.DatabaseFile``). The database's bytes never go to a quarantine
-    entry: an error names the file."""
+    """The records of a SQLite database: read whole (``max_record_size`` bounds it, and says how to raise it),
+    opened once from a copy with the write-ahead log beside the file (``database.opened``), its format named by its
+    tables, and that format's reader given the open database (``database.OpenDatabase``). The database's bytes never
+    go to a quarantine entry: an error names the file."""
     try:
         data = src.read_all()
         if src.error is not None:  # compressed and cut short: the database is incomplete
             raise src.error
-        module = database_format(fmt, _tables(data, document_id, wal), document_id)
-    except FormatError as exc:
+        with opened(data, document_id, wal) as con:
+            del data  # written to the copy: not held while the sessions are read
+            module = database_format(fmt, table_names(con), document_id)
+            yield from module.iter_records(OpenDatabase(con), document_id)
+    except FormatError as exc:  # the file, its format, or a read the reader did not catch (database.opened says)
         yield Record(None, b"", error=exc.with_context(document_id=document_id))
-        return
-    yield from module.iter_records(DatabaseFile(data, wal), document_id)
 
 
 def _pretty_whole(text: bytes) -> bool:

@@ -9,10 +9,11 @@ own function gives one ``Record`` per session from the open connection. Nothing 
 copy is opened ``query_only``.
 
 The loaders (``formats.iter_records``: the builder, ``read_batches``, the CLI, Spark) recognise a database by its first
-16 bytes, read it whole (within ``max_record_size``: never in lines or byte ranges), and hand its reader a
-``DatabaseFile``: the database's bytes with the write-ahead log found beside it (``sidecars``: ``opencode.db-wal``
-beside ``opencode.db``) attached, which ``read_database`` opens together. A reader called on the bytes alone
-(``pc.into_storyline("opencode", data)``) reads the database as it is.
+16 bytes, read it whole (within ``max_record_size``: never in lines or byte ranges), open it once with the
+write-ahead log found beside it (``sidecars``: ``opencode.db-wal`` beside ``opencode.db``), name its format from its
+tables, and hand that format's reader the open database (``OpenDatabase``), which ``database_input`` and
+``read_database`` take as they take bytes: the file is copied and opened once, and every reader reads the log with
+it. A reader called on the bytes alone (``pc.into_storyline("opencode", data)``) reads the database as it is.
 
 >>> import sqlite3, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "t.db")
@@ -38,7 +39,7 @@ from typing import Any
 from ..errors import FormatError
 from .source import Source, as_source, file_chunks
 
-__all__ = ["SQLITE_MAGIC", "DatabaseFile", "database_input", "is_database", "opened", "read_database", "table_names"]
+__all__ = ["SQLITE_MAGIC", "OpenDatabase", "database_input", "is_database", "opened", "read_database", "table_names"]
 
 #: The first 16 bytes of every SQLite 3 database file (sqlite.org/fileformat.html, "The Database Header").
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -49,34 +50,26 @@ def is_database(head: bytes) -> bool:
     return bytes(head[:16]) == SQLITE_MAGIC
 
 
-class DatabaseFile(bytes):
-    """A database's bytes with its write-ahead log (``wal``: the ``-wal`` file's bytes, or None) attached: what the
-    loaders give a database reader, so that every reader that calls ``read_database`` reads the log too, whatever
-    its own signature.
+class OpenDatabase:
+    """A database the loaders opened (``opened``, with its write-ahead log), handed to its format's reader: the
+    connection lives while the loader's ``with`` block does, which outlasts the reader's records."""
 
-    >>> DatabaseFile(b"x", b"log").wal, DatabaseFile(b"x")[:1]
-    (b'log', b'x')
-    """
-
-    wal: bytes | None
-
-    def __new__(cls, data: bytes, wal: bytes | None = None) -> DatabaseFile:
-        made = super().__new__(cls, data)
-        made.wal = wal or None
-        return made
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
 
 
 def database_input(data: Any, document_id: str | None = None) -> tuple[bytes | None, Any]:
-    """``(the database's bytes, None)`` when a reader's input ``data`` is a SQLite database, else ``(None, data)``
-    to read as it would have been (a file object's first bytes put back in front). A ``DatabaseFile`` keeps its log.
+    """``(the database, None)`` when a reader's input ``data`` is a SQLite database (its bytes, or an
+    ``OpenDatabase``), else ``(None, data)`` to read as it would have been (a file object's first bytes put back in
+    front).
 
     >>> database_input(SQLITE_MAGIC + b"rest")[0][:6], database_input(b'{"a": 1}')
     (b'SQLite', (None, b'{"a": 1}'))
     """
+    if isinstance(data, OpenDatabase):
+        return data, None
     if isinstance(data, (bytes, bytearray, memoryview)):
-        return (
-            (data if isinstance(data, DatabaseFile) else bytes(data), None) if is_database(data[:16]) else (None, data)
-        )
+        return (bytes(data), None) if is_database(data[:16]) else (None, data)
     if isinstance(data, Source):
         return (data.read_all(), None) if is_database(data.head(16)) else (None, data)
     if hasattr(data, "read"):
@@ -123,11 +116,12 @@ def read_database(
     records: Callable[[sqlite3.Connection, str | None], Iterator[Any]],
     wal: bytes | None = None,
 ) -> Iterator[Any]:
-    """The records ``records(connection, document_id)`` gives for a database given as a reader's input (bytes,
-    a file object, a ``Source``…; held whole, within ``max_record_size``); ``wal``: its write-ahead log, by default
-    the one a ``DatabaseFile`` carries."""
-    if wal is None and isinstance(data, DatabaseFile):
-        wal = data.wal
+    """The records ``records(connection, document_id)`` gives for a database given as a reader's input: an
+    ``OpenDatabase`` (the loaders'), or its bytes (a file object, a ``Source``…; held whole, within
+    ``max_record_size``) with ``wal``, its write-ahead log."""
+    if isinstance(data, OpenDatabase):
+        yield from records(data.connection, document_id)
+        return
     raw = data if isinstance(data, bytes) else as_source(data, document_id).read_all()
     with opened(raw, document_id, wal) as con:
         yield from records(con, document_id)

@@ -24,8 +24,8 @@ from typing import Any
 import orjson
 
 from ...errors import FormatError, PchronicleError
-from ..base import Record, as_source, documents, read_records
-from ..database import is_database, read_database
+from ..base import Record, documents, read_records
+from ..database import database_input, read_database
 from .fields import DATABASE_TABLES, NAME
 from .reader import read_session
 from .sessions_db import sessions
@@ -110,13 +110,12 @@ def _database_records(con: Any, document_id: str | None) -> Iterator[Record]:
 def iter_records(data: Any, document_id: str | None = None, wal: bytes | None = None) -> Iterator[Record]:
     """The documents of an export (one JSON object; JSON Lines of exports give one each), or of a Goose
     database (its bytes start with the SQLite magic: one per session; ``wal``, its write-ahead log)."""
-    src = as_source(data, document_id)
-    head = src.first_lines(1)
-    if head and is_database(head[0][2]):
-        yield from read_database(src, document_id, _database_records, wal)
+    database, data = database_input(data, document_id)
+    if database is not None:  # the loaders' open database (its log read with it), or a database's bytes
+        yield from read_database(database, document_id, _database_records, wal)
         return
     yield from read_records(
-        src,
+        data,
         document_id,
         lambda v, raw, d, line, i: [_one(v, raw, document_id, line)],
         lambda v, text: [_one(v, text, document_id, None)],

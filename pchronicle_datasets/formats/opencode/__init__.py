@@ -69,7 +69,7 @@ def sniff(sample: Any) -> bool:
 
 def iter_records(data: Any, document_id: str | None = None):
     """The document of an export file (one JSON object; JSON Lines of exports give one each), or of each session
-    of an OpenCode database (``store.py``; with the write-ahead log a ``database.DatabaseFile`` carries)."""
+    of an OpenCode database (``store.py``: its bytes, or the loaders' ``database.OpenDatabase``, read with its log)."""
     database, data = database_input(data, document_id)
     if database is not None:
         return read_database(database, document_id, read_store)

@@ -278,3 +278,23 @@ def test_a_database_with_its_write_ahead_log(tmp_path):
     goose = pc.formats.get_format("goose")  # the reader takes the log beside the file (the loaders pair them)
     [story] = [r.story for r in goose.iter_records(main, "sessions.db", wal=wal)]
     assert story["turns"][0]["msg"] == [text("only in the log")]
+
+
+def test_the_loaders_give_a_database_its_write_ahead_log(tmp_path):
+    # What every loader does with a database and the -wal beside it (formats.iter_records with sidecar=, as the
+    # builder, the CLI and Spark call it): the reader read the database's bytes without its log.
+    path = tmp_path / "sessions.db"
+    database(path, [("20260805_1", "/w", "one", None)], [])
+    con = sqlite3.connect(path)
+    con.execute("pragma journal_mode = wal")
+    con.execute("pragma wal_autocheckpoint = 0")
+    con.execute(
+        "insert into messages (session_id, role, content_json, created_timestamp) values (?, ?, ?, ?)",
+        ("20260805_1", "user", json.dumps([text("only in the log")]), 1785964761),
+    )
+    con.commit()
+    main, wal = path.read_bytes(), (tmp_path / "sessions.db-wal").read_bytes()
+    con.close()
+    for fmt in ("auto", "goose"):
+        [record] = pc.formats.iter_records(fmt, main, "sessions.db", sidecar=wal)
+        assert record.error is None and record.story["turns"][0]["msg"] == [text("only in the log")]
