@@ -55,9 +55,11 @@ def peak_mb():
 
 
 #: Python source of the fresh process every load benchmark times: ``side cache num_proc files…``, where ``side``
-#: is ``json`` (``load_dataset("json")``), a format name (``load_dataset("pchronicle", <format>)``) or
-#: ``stream:<format>`` (streaming, read to the end). The imports a user's script makes are timed apart
-#: (``import_s``); ``seconds`` is the load itself. One home, so every benchmark times the same thing.
+#: is ``json`` (``load_dataset("json")``), a format name (``load_dataset("pchronicle", <format>)``),
+#: ``stream:<format>`` (streaming, read to the end) or ``decode`` (no loader: each line of a JSON Lines file
+#: decoded by orjson, after the same imports: a floor for any reader written in Python). The imports a user's
+#: script makes are timed apart (``import_s``); ``seconds`` is the load itself. One home, so every benchmark times
+#: the same thing.
 LOAD_CHILD = (
     PEAK_MB
     + r"""
@@ -74,6 +76,14 @@ first = None
 if side == "json":
     ds = load_dataset("json", data_files=files, split="train", cache_dir=cache, num_proc=num_proc)
     n = ds.num_rows
+elif side == "decode":  # no loader: every line decoded by orjson and dropped, the least any Python reader does
+    import orjson
+    n = 0
+    for path in files:
+        with open(path, "rb") as f:
+            for line in f:
+                orjson.loads(line)
+                n += 1
 elif side.startswith("stream:"):
     ds = load_dataset("pchronicle", side[len("stream:"):], data_files=files, split="train", streaming=True)
     n = 0
