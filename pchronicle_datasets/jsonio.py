@@ -32,6 +32,7 @@ __all__ = [
     "short",
     "split_objects",
     "try_loads",
+    "wide_text",
 ]
 
 _FOLD_DIGITS = bytes.maketrans(b"123456789", b"000000000")
@@ -39,6 +40,36 @@ _RUN = b"0" * 19  # every integer beyond 64 bits has at least 19 digits
 _ESCAPED_DIGIT = b"\\u003"  # \u0030–\u0039: a digit of a string's decoded text, invisible to the run search
 INT_MIN = -(2**63)
 UINT_MAX = 2**64 - 1
+
+
+# What a file that starts with a UTF-16 or UTF-32 byte-order mark is told: Windows PowerShell 5's ``>`` and
+# ``Out-File`` write UTF-16, and its bytes read as UTF-8 give orjson's "surrogates not allowed", which says nothing
+# of the cause. Readers take UTF-8 JSON (RFC 8259 §8.1); the user converts once.
+_WIDE_MARKS = (  # UTF-32's marks first: UTF-32 LE's starts with UTF-16 LE's
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_text(head: bytes | bytearray | memoryview | str) -> str | None:
+    """What a text is told when it starts with a UTF-16 or UTF-32 byte-order mark (its encoding, and how to
+    convert it), else None.
+
+    >>> wide_text("{}".encode("utf-16"))[:48], wide_text("{}".encode("utf-8-sig")), wide_text("{}")
+    ('the text is UTF-16 (it starts with its byte-orde', None, None)
+    """
+    if isinstance(head, str):
+        return None
+    start = bytes(head[:4])
+    name = next((name for mark, name in _WIDE_MARKS if start.startswith(mark)), None)
+    if name is None:
+        return None
+    return (
+        f"the text is {name} (it starts with its byte-order mark; Windows PowerShell's > and Out-File write UTF-16) "
+        f"and readers take UTF-8: convert it first, e.g. iconv -f {name} -t UTF-8 FILE > FILE.utf8"
+    )
 
 
 def loads(
@@ -61,7 +92,8 @@ def loads(
     except orjson.JSONDecodeError as exc:
         # orjson counts lines from 1 within the text it was given; a JSONL caller passes its own line.
         where = line if line is not None else getattr(exc, "lineno", None)
-        raise FormatError(f"not valid JSON: {exc.msg}", document_id=document_id, line=where) from None
+        why = wide_text(data) or exc.msg
+        raise FormatError(f"not valid JSON: {why}", document_id=document_id, line=where) from None
     if scan and may_hold_big_int(data):
         _refuse_big_ints(data, document_id=document_id, line=line)
     return value

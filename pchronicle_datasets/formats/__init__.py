@@ -20,7 +20,7 @@ import orjson
 
 from ..compression import MAX_DECOMPRESSED_SIZE, iter_decompressed
 from ..errors import FormatError, NoConversationError, PchronicleError
-from ..jsonio import json_type, short
+from ..jsonio import json_type, short, wide_text
 from . import (
     atif,
     chat,
@@ -377,6 +377,8 @@ with --from atif (load_dataset("pchronicle", "atif")) (tried atif, chat, ...)
                 f" (nor any of the {looked - 1} record(s) after it that detection looked at: it looks at a file's "
                 f"first {DETECT_RECORDS} records, and this one has more)"
             )
+        if first is None and (wide := wide_text(head)):
+            raise FormatError(f"the format of this file is not recognised: {wide}", document_id=document_id)
         trials = _trials(data)
         close = _closest(first)
         if trials is None:

@@ -263,6 +263,23 @@ def test_a_file_whose_records_all_say_nothing_is_not_recognised():
         detect(b"[]\n[]\n")
 
 
+@pytest.mark.parametrize(
+    ("encoding", "name"), [("utf-16", "UTF-16"), ("utf-16-le", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32")]
+)
+def test_a_utf16_file_is_refused_with_its_encoding_and_what_to_do(encoding, name):
+    """Windows PowerShell 5's ``>`` writes UTF-16 with a byte-order mark: the refusal names the encoding and how to
+    convert, detected or named (before: "it holds no JSON object or array", or orjson's "surrogates not allowed").
+    UTF-8's own mark is read as before."""
+    chat = '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}\n'
+    mark = "" if encoding in ("utf-16", "utf-32") else "\ufeff"  # those two codecs write their own mark
+    data = (mark + chat * 2).encode(encoding)
+    with pytest.raises(FormatError, match=f"not recognised: the text is {name} .* iconv -f {name} -t UTF-8"):
+        detect(data)
+    with pytest.raises(FormatError, match=f"not valid JSON: the text is {name}"):
+        pc.into_storyline("chat", data)
+    assert len(pc.into_storyline("chat", (chat * 2).encode("utf-8-sig"))) == 2
+
+
 # -------------------------------------------------------------- unknown and ambiguous files stay small
 
 
