@@ -132,13 +132,24 @@ def no_conversation_note(files: Sequence[tuple[str, str]]) -> str | None:
 
     >>> no_conversation_note([("p/a.jsonl", "only its header"), ("p/b.jsonl", "only its header")])
     'left out 2 files that hold no conversation: p/a.jsonl (only its header) and 1 more'
+
+    A file of many records (a JSON Lines file of trajectories) may give several; they are counted as records:
+
+    >>> no_conversation_note([("out.jsonl", "an empty history"), ("out.jsonl", "an empty history")])
+    'left out 2 records that hold no conversation, in 1 file: out.jsonl (an empty history)'
     """
     if not files:
         return None
     (first, why), n = files[0], len(files)
+    named = len({name for name, _ in files})
+    what = f" ({why})" if why else ""
+    if named < n:
+        more = f" and {named - 1} more" if named > 1 else ""
+        in_files = f"in {named} file{'s' if named > 1 else ''}"
+        return f"left out {n} records that hold no conversation, {in_files}: {first}{what}{more}"
     more = f" and {n - 1} more" if n > 1 else ""
     files_hold = "files that hold" if n > 1 else "file that holds"
-    return f"left out {n} {files_hold} no conversation: {first}{f' ({why})' if why else ''}{more}"
+    return f"left out {n} {files_hold} no conversation: {first}{what}{more}"
 
 
 def check_quarantine_path(path: str | Path, inputs: Sequence[str], output: str | None = None) -> None:
