@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fields import ACP, ACP_DONE, ACP_NAME, MESSAGE
+from .fields import ACP, ACP_DONE, ACP_NAME, ACP_SESSION, MESSAGE
 
 
 def name_key(event: dict) -> str | None:
@@ -21,13 +21,16 @@ def name_key(event: dict) -> str | None:
 
 
 def is_call(event: Any) -> bool:
-    """An ACP tool-call event the reader maps: a ``tool_call_id`` string and a name."""
+    """An ACP tool-call event the reader maps: a ``tool_call_id`` string and a name, of the root session (an
+    ``acp_session_id`` names a sub-agent's session, whose calls are no part of the conversation's turns: kept
+    with the sub-agent's other events, residual)."""
     return (
         isinstance(event, dict)
         and event.get("kind") == ACP
         and isinstance(event.get("tool_call_id"), str)
         and bool(event["tool_call_id"])
         and name_key(event) is not None
+        and event.get(ACP_SESSION) is None
     )
 
 

@@ -60,6 +60,9 @@ ACP_FAILED = "failed"
 #: The keys of an ACP call's name, in the order they are looked for (the SDK's resume transcript names a call by its
 #: ``title``, else its ``tool_kind``).
 ACP_NAME = ("title", "tool_kind")
+#: The key that names the sub-agent session an ACP event belongs to (SDKs with ``ACPAgent.acp_subagents``; absent or
+#: ``null`` for the root session, the conversation's own).
+ACP_SESSION = "acp_session_id"
 SUMMARY = "CondensationSummaryEvent"
 CONDENSATION = "Condensation"
 STATE = "ConversationStateUpdateEvent"

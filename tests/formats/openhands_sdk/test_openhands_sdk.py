@@ -407,3 +407,14 @@ def test_acp_ids_restarted_after_a_message_are_new_calls():
     assert first["observation"]["results"] == [{"content": "ab", "source_call_id": "exec_1"}]
     assert second["tool_calls"][0]["tcid"] == "exec_1#2"
     assert second["observation"]["results"] == [{"content": "c", "source_call_id": "exec_1#2"}]
+
+
+def test_a_sub_agent_session_s_calls_stay_residual():
+    """An ACP event with an acp_session_id is a sub-agent session's (SDKs with ACPAgent.acp_subagents): not a call
+    of the conversation's turns; kept whole and given back."""
+    child = [_acp(1, "cell-a1", "pending", acp_session_id="child-a"),
+             _acp(2, "cell-a1", "completed", acp_session_id="child-a", raw_output="done")]  # fmt: skip
+    root = _acp(3, "tc-1", "completed", "Run ls", acp_session_id=None, raw_input={"command": "ls"}, raw_output="a")
+    story = _roundtrip([*child, root])
+    [turn] = story["turns"]
+    assert turn["tool_calls"] == [{"tcid": "tc-1", "fn": "Run ls", "args": {"command": "ls"}}]
