@@ -324,21 +324,23 @@ class _Reader:
     def action(self, ptr: str, event: dict) -> None:
         lay = self.lay
         response = event.get("llm_response_id")
-        if self.open is not None and isinstance(response, str) and response == self.open[0]:
+        source = event.get("source")
+        src = source if isinstance(source, str) and source else "agent"
+        same_response = self.open is not None and isinstance(response, str) and response == self.open[0]
+        if same_response and self.turns[self.open[1]]["src"] == src:
             t = self.open[1]  # another call of the same model response (parallel function calling)
             turn = self.turns[t]
         else:
+            # (a call of another source is a turn of its own: one turn has one src, and each event's source
+            # comes back as it was)
             t = len(self.turns)
-            turn = {"id": t + 1, "src": "agent", "msg": ""}
+            turn = {"id": t + 1, "src": src, "msg": ""}
             self.turns.append(turn)
             self.open = (response, t) if isinstance(response, str) else None
         used = {"kind"}
         lay.keep(f"{ptr}/kind", event["kind"])
-        source = event.get("source")
-        if source != "agent":
-            turn["src"] = source if isinstance(source, str) and source else "agent"
         if isinstance(source, str) and source:
-            lay.map(f"{ptr}/source", source, f"/turns/{t}/src", turn["src"])
+            lay.map(f"{ptr}/source", source, f"/turns/{t}/src", src)
             used.add("source")
         calls = turn.setdefault("tool_calls", [])
         c = len(calls)
@@ -413,20 +415,20 @@ class _Reader:
         for j in mapped:
             lay.keep(f"{ptrs[j]}/kind", events[j]["kind"])
         first = events[e]
-        if self.open is not None and self.open[0] == ACP and e < self.acp_end:
-            t = self.open[1]  # started while the turn's calls still run: called together
+        source = first.get("source")
+        src = source if isinstance(source, str) and source else "agent"
+        joined = self.open is not None and self.open[0] == ACP and e < self.acp_end
+        if joined and self.turns[self.open[1]]["src"] == src:
+            t = self.open[1]  # started while the turn's calls still run, by the same source: called together
             turn = self.turns[t]
         else:
             t = len(self.turns)
-            turn = {"id": t + 1, "src": "agent", "msg": ""}
+            turn = {"id": t + 1, "src": src, "msg": ""}
             self.turns.append(turn)
             self.open, self.acp_end = (ACP, t), -1  # (no llm_response_id is that kind's name)
         self.acp_end = max(self.acp_end, ends)
-        source = first.get("source")
-        if source != "agent":
-            turn["src"] = source if isinstance(source, str) and source else "agent"
         if isinstance(source, str) and source:
-            lay.map(f"{ptrs[e]}/source", source, f"/turns/{t}/src", turn["src"])
+            lay.map(f"{ptrs[e]}/source", source, f"/turns/{t}/src", src)
             used[e].add("source")
         calls = turn.setdefault("tool_calls", [])
         cptr = f"/turns/{t}/tool_calls/{len(calls)}"

@@ -418,3 +418,13 @@ def test_a_sub_agent_session_s_calls_stay_residual():
     story = _roundtrip([*child, root])
     [turn] = story["turns"]
     assert turn["tool_calls"] == [{"tcid": "tc-1", "fn": "Run ls", "args": {"command": "ls"}}]
+
+
+def test_a_call_of_another_source_is_a_turn_of_its_own():
+    """One turn has one src: a call of the same response (or started while an ACP call runs) by another source
+    opens its own turn, and each event's source comes back as it was (it was rewritten to the last one before)."""
+    user_action = {**_action(2, "r1"), "source": "user"}
+    story = _roundtrip([_action(1, "r1"), user_action])
+    assert [(t["src"], len(t["tool_calls"])) for t in story["turns"]] == [("agent", 1), ("user", 1)]
+    story = _roundtrip([_acp(1, "a", "pending"), _acp(2, "b", "pending", source="user")])
+    assert [t["src"] for t in story["turns"]] == ["agent", "user"]
