@@ -15,6 +15,9 @@ SRC_ROLE = {"agent": "assistant"}
 #: How the same-source writer gives back a value the pointer map derived (``formats/layout.py``): by rule name.
 #: ``shown_role``: the text protocol's ``user`` message that shows the model an action's output, a result (below).
 INVERSE = {"role": lambda src: SRC_ROLE.get(src, src), "tool_role": lambda _: "tool", "shown_role": lambda _: "user"}
+#: The key of an assistant message that holds the model's reasoning: litellm's ``Message`` (``reasoning_content``, a
+#: string for reasoning models such as deepseek-reasoner, else ``null``), which mini-swe-agent saves as it is.
+REASONING = "reasoning_content"
 #: ``info`` key → ``/task/result`` key (non-empty strings); ``info.model_stats`` is ``/final_metrics``,
 #: ``info.mini_version`` ``/agent/ver``.
 INFO = {"exit_status": "status", "submission": "final_answer"}

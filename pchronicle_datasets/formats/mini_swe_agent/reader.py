@@ -10,7 +10,7 @@ from ...jsonio import json_shape, json_type
 from ...schema import is_time
 from ..layout import Layout, walkable
 from ..residual import origin
-from .fields import INFO, INVERSE, MODEL_PATH, NAME, ROLE_SRC, STATS, VERSION
+from .fields import INFO, INVERSE, MODEL_PATH, NAME, REASONING, ROLE_SRC, STATS, VERSION
 
 
 def is_record(value: Any) -> bool:
@@ -114,6 +114,13 @@ class _Reader:
         if "content" in msg:
             lay.map(f"{ptr}/content", msg["content"], f"/turns/{t}/msg", msg["content"])
         used = {"role", "content"}
+        reason = msg.get(REASONING)
+        if role == "assistant" and isinstance(reason, str) and reason:
+            # what the model reasoned before it answered (litellm's message, saved whole): the turn's reasoning,
+            # not a residual that training outputs never show
+            turn["reason"] = reason
+            lay.map(f"{ptr}/{REASONING}", reason, f"/turns/{t}/reason", reason)
+            used.add(REASONING)
         calls: list[dict[str, Any]] = []
         if role == "assistant" and isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
             used.add("tool_calls")

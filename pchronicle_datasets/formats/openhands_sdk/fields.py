@@ -49,6 +49,20 @@ RESULT_KINDS: dict[str, str | None] = {
 }
 #: ``UserRejectObservation.to_llm_message``: what the model is shown of a rejection (its reason after this).
 REJECTED = "Action rejected: "
+#: A tool call an ACP server ran (``ACPAgent``: Claude Code, Codex, Gemini CLI behind the Agent Client Protocol):
+#: one early event when it starts and one when it ends, both with its ``tool_call_id`` (older SDKs: a frame per
+#: progress update). Not shown to OpenHands' own LLM, but what the server's model called and was answered: a call
+#: with its result (docs/formats/openhands-sdk.md).
+ACP = "ACPToolCallEvent"
+#: The statuses that end an ACP call (``acp_agent._TERMINAL_TOOL_CALL_STATUSES``); ``failed`` is an error.
+ACP_DONE = frozenset({"completed", "failed"})
+ACP_FAILED = "failed"
+#: The keys of an ACP call's name, in the order they are looked for (the SDK's resume transcript names a call by its
+#: ``title``, else its ``tool_kind``).
+ACP_NAME = ("title", "tool_kind")
+#: The key that names the sub-agent session an ACP event belongs to (SDKs with ``ACPAgent.acp_subagents``; absent or
+#: ``null`` for the root session, the conversation's own).
+ACP_SESSION = "acp_session_id"
 SUMMARY = "CondensationSummaryEvent"
 CONDENSATION = "Condensation"
 STATE = "ConversationStateUpdateEvent"

@@ -1,11 +1,12 @@
 """OpenHands agent SDK (V1) events (a JSON array of events, JSON Lines of them, or an evaluation record holding them
 in ``history``) → one Storyline document (docs/formats/openhands-sdk.md): the system prompt a system turn, messages
 turns, the actions of one model response one agent turn with their calls, observations, agent errors and
-rejections the results of the call their ``tool_call_id`` names, a condensation a context turn; every other event
-residual."""
+rejections the results of the call their ``tool_call_id`` names, the tool calls an ACP server ran calls with their
+results, a condensation a context turn; every other event residual."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...errors import FormatError, NoConversationError
@@ -14,7 +15,10 @@ from ...pointer import get
 from ..base import INTERRUPTED
 from ..layout import Layout, same, walkable
 from ..residual import origin
+from . import acp
 from .fields import (
+    ACP,
+    ACP_FAILED,
     CALL_KINDS,
     COMPACTION,
     CONDENSATION,
@@ -118,6 +122,8 @@ class _Reader:
         self.open: tuple[str, int] | None = None  # (llm_response_id, turn) that more parallel calls may join
         self.stats: tuple[str, Any] | None = None  # (pointer, value) of the last stats update
         self.interrupted = 0
+        self.acp_runs: dict[int, list[int]] = {}  # an ACP call's first event → all its events (acp.runs)
+        self.acp_end = -1  # where the last-ending call of the open ACP turn ends (no call joins it after)
 
     def error(self, pointer: str, reason: str) -> FormatError:
         line = self.line
@@ -130,8 +136,12 @@ class _Reader:
         story: dict[str, Any] = {"schema_version": "storyline/v1", "origin": origin(NAME, self.document_id)}
         story["session"] = session
         story["agent"] = self.agent = {"id": "openhands", "name": "openhands"}
+        self.acp_runs = acp.runs(events)
+        later = {j for run in self.acp_runs.values() for j in run[1:]}  # read with their call's first event
         for e, event in enumerate(events):
             ptr = f"{self.prefix}/{e}"
+            if e in later:
+                continue
             if e == 0 and record is None and is_base_state(event):
                 self.base_state(ptr, event, story)  # a conversation folder's: its first member
                 continue
@@ -150,6 +160,8 @@ class _Reader:
                 self.result(ptr, event)
             elif kind == CONDENSATION:
                 self.condensation(ptr, event)
+            elif kind == ACP and e in self.acp_runs:
+                self.acp_call(e, events)
             else:
                 if kind == STATE and event.get("key") == STATS and isinstance(event.get("value"), dict):
                     # the value apart: the last one is the document's final metrics
@@ -312,21 +324,23 @@ class _Reader:
     def action(self, ptr: str, event: dict) -> None:
         lay = self.lay
         response = event.get("llm_response_id")
-        if self.open is not None and isinstance(response, str) and response == self.open[0]:
+        source = event.get("source")
+        src = source if isinstance(source, str) and source else "agent"
+        same_response = self.open is not None and isinstance(response, str) and response == self.open[0]
+        if same_response and self.turns[self.open[1]]["src"] == src:
             t = self.open[1]  # another call of the same model response (parallel function calling)
             turn = self.turns[t]
         else:
+            # (a call of another source is a turn of its own: one turn has one src, and each event's source
+            # comes back as it was)
             t = len(self.turns)
-            turn = {"id": t + 1, "src": "agent", "msg": ""}
+            turn = {"id": t + 1, "src": src, "msg": ""}
             self.turns.append(turn)
             self.open = (response, t) if isinstance(response, str) else None
         used = {"kind"}
         lay.keep(f"{ptr}/kind", event["kind"])
-        source = event.get("source")
-        if source != "agent":
-            turn["src"] = source if isinstance(source, str) and source else "agent"
         if isinstance(source, str) and source:
-            lay.map(f"{ptr}/source", source, f"/turns/{t}/src", turn["src"])
+            lay.map(f"{ptr}/source", source, f"/turns/{t}/src", src)
             used.add("source")
         calls = turn.setdefault("tool_calls", [])
         c = len(calls)
@@ -345,12 +359,7 @@ class _Reader:
             tcid = tc.get("id") if isinstance(tc.get("id"), str) and tc.get("id") else None
         if tcid is None:
             raise self.error(f"{ptr}/tool_call_id", "an ActionEvent names its call (a tool_call_id)")
-        call["tcid"], renamed = tcid, None
-        n = 1
-        while call["tcid"] in self.tcids:  # an id an earlier call has: renamed as the session-log readers do
-            n += 1
-            call["tcid"], renamed = f"{tcid}#{n}", "renamed_id"
-        self.tcids.add(call["tcid"])
+        call["tcid"], renamed = self.new_tcid(tcid)
         name = event.get("tool_name")
         if not (isinstance(name, str) and name):
             name = tc.get("name") if isinstance(tc.get("name"), str) and tc.get("name") else None
@@ -378,6 +387,113 @@ class _Reader:
         calls.append(call)
         self.calls[tcid] = (t, c)
         lay.rest(event, ptr, used)
+
+    def new_tcid(self, tcid: str) -> tuple[str, str | None]:
+        """A call's Storyline id and its transform: an id an earlier call has is renamed ``{id}#2``… as the
+        session-log readers do."""
+        new, renamed, n = tcid, None, 1
+        while new in self.tcids:
+            n += 1
+            new, renamed = f"{tcid}#{n}", "renamed_id"
+        self.tcids.add(new)
+        return new, renamed
+
+    def acp_call(self, e: int, events: list) -> None:
+        """A tool call an ACP server ran (``ACPToolCallEvent``s of one ``tool_call_id``, ``acp.runs``): its first
+        event the call, its terminal one the result; frames between (older SDKs) residual. The name and the input
+        are the last ones given (a server starts a call with ``{}`` and completes its input later)."""
+        lay = self.lay
+        run = self.acp_runs[e]
+        final = run[-1] if acp.done(events[run[-1]]) else None
+        ends = final if final is not None else len(events)
+        mapped = sorted({e} | ({final} if final is not None else set()))
+        for j in run:
+            if j not in mapped:
+                lay.keep(f"{self.prefix}/{j}", events[j])  # a progress frame: the terminal event holds it all
+        ptrs = {j: f"{self.prefix}/{j}" for j in mapped}
+        used: dict[int, set[str]] = {j: {"kind"} for j in mapped}
+        for j in mapped:
+            lay.keep(f"{ptrs[j]}/kind", events[j]["kind"])
+        first = events[e]
+        source = first.get("source")
+        src = source if isinstance(source, str) and source else "agent"
+        joined = self.open is not None and self.open[0] == ACP and e < self.acp_end
+        if joined and self.turns[self.open[1]]["src"] == src:
+            t = self.open[1]  # started while the turn's calls still run, by the same source: called together
+            turn = self.turns[t]
+        else:
+            t = len(self.turns)
+            turn = {"id": t + 1, "src": src, "msg": ""}
+            self.turns.append(turn)
+            self.open, self.acp_end = (ACP, t), -1  # (no llm_response_id is that kind's name)
+        self.acp_end = max(self.acp_end, ends)
+        if isinstance(source, str) and source:
+            lay.map(f"{ptrs[e]}/source", source, f"/turns/{t}/src", src)
+            used[e].add("source")
+        calls = turn.setdefault("tool_calls", [])
+        cptr = f"/turns/{t}/tool_calls/{len(calls)}"
+        tcid, renamed = self.new_tcid(first["tool_call_id"])
+        lay.map(f"{ptrs[e]}/tool_call_id", first["tool_call_id"], f"{cptr}/tcid", tcid, renamed)
+        used[e].add("tool_call_id")
+        named = next(j for j in reversed(mapped) if acp.name_key(events[j]))
+        key = acp.name_key(events[named])
+        call: dict[str, Any] = {"tcid": tcid, "fn": events[named][key], "args": None}
+        lay.map(f"{ptrs[named]}/{key}", call["fn"], f"{cptr}/fn", call["fn"])
+        used[named].add(key)
+        given = next((j for j in reversed(mapped) if isinstance(events[j].get("raw_input"), dict)), None)
+        if given is not None:
+            call["args"] = events[given]["raw_input"]
+            lay.map(f"{ptrs[given]}/raw_input", call["args"], f"{cptr}/args", call["args"])
+            used[given].add("raw_input")
+        calls.append(call)
+        if final is not None:
+            end = events[final]
+            results = turn.setdefault("observation", {"results": []})["results"]
+            at = f"/turns/{t}/observation/results/{len(results)}"
+            result: dict[str, Any] = {}
+            content = self.acp_content(ptrs[final], end, f"{at}/content", used[final])
+            if content is not None:
+                result["content"] = content
+            result["source_call_id"] = tcid
+            if final != e:
+                lay.map(f"{ptrs[final]}/tool_call_id", end["tool_call_id"], f"{at}/source_call_id", tcid, renamed)
+                used[final].add("tool_call_id")
+            if end.get("is_error") is True or end.get("status") == ACP_FAILED:
+                call["response"] = {"status": "error"}  # a copy: is_error and status stay residual
+            results.append(result)
+        for j in mapped:
+            lay.rest(events[j], ptrs[j], used[j])
+
+    def acp_content(self, ptr: str, event: dict, target: str, used: set[str]) -> str | None:
+        """What an ACP call's terminal event shows of its result: ``raw_output`` when it is a string (mapped), else
+        the text of its ``content`` blocks (one mapped, several joined by a newline: derived), else a non-null
+        ``raw_output`` as compact JSON (derived); None when it holds no text (diffs, a terminal's id)."""
+        lay = self.lay
+        out = event.get("raw_output")
+        if isinstance(out, str):
+            lay.map(f"{ptr}/raw_output", out, target, out)
+            used.add("raw_output")
+            return out
+        blocks = event.get("content")
+        texts = acp.result_texts(blocks)
+        if texts and len(texts) == len(blocks) == 1 and walkable(blocks[0]):
+            (bptr, text), block = texts[0], blocks[0]
+            inner = block.get("content")
+            if bptr.endswith("/content/text") and walkable(inner):
+                lay.map(f"{ptr}/content{bptr}", text, target, text)
+                lay.rest(block, f"{ptr}/content/0", ("content",))
+                lay.rest(inner, f"{ptr}/content/0/content", ("text",))
+                used.add("content")
+            elif not bptr.endswith("/content/text"):
+                lay.map(f"{ptr}/content{bptr}", text, target, text)
+                lay.rest(block, f"{ptr}/content/0", ("text",))
+                used.add("content")
+            return text
+        if texts:
+            return "\n".join(text for _, text in texts)
+        if out is not None:
+            return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return None
 
     def result(self, ptr: str, event: dict) -> None:
         """An ``ObservationEvent``, ``AgentErrorEvent`` or ``UserRejectObservation``: the result of the call its

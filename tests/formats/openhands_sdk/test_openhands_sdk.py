@@ -319,3 +319,112 @@ def test_the_tools_offered_are_written_in_the_system_prompt_event():
     with pc.collect_losses() as losses:
         [back] = into_storyline("openhands-sdk", from_storyline("openhands-sdk", [story]), document_id="w.jsonl")
     assert back["agent"]["tools"] == tools and "not in openhands-sdk: /agent/tools" not in losses.counts
+
+
+def _acp(n: int, tcid: str, status: str, title: str = "Terminal", **fields) -> dict:
+    """An ``ACPToolCallEvent`` as ``ACPAgent`` persists it (every field of the model, nulls included)."""
+    event = {"kind": "ACPToolCallEvent", "id": f"acp{n}", "timestamp": "2026-08-20T10:00:0{n}", "source": "agent",
+             "tool_call_id": tcid, "title": title, "status": status, "tool_kind": "execute", "raw_input": None,
+             "raw_output": None, "content": None, "is_error": status == "failed"}  # fmt: skip
+    return {**event, **fields}
+
+
+#: An ACP conversation as ``ACPAgent`` writes one (openhands-sdk/openhands/sdk/agent/acp_agent.py): its placeholder
+#: system prompt, the user's task, for each tool call the server ran an early ``started`` event and a terminal one
+#: (claude-code-acp sends ``{}`` as the input when a call starts), and the turn closed by a ``finish`` action.
+ACP_CONVERSATION = [
+    {"kind": "SystemPromptEvent", "id": "sp", "timestamp": "2026-08-20T10:00:00", "source": "agent",
+     "system_prompt": {"type": "text", "text": "This conversation is powered by an ACP server. The system prompt and "
+                       "tools are managed by the ACP server and are not available for display."},
+     "tools": [], "dynamic_context": None},
+    {"kind": "MessageEvent", "id": "m1", "timestamp": "2026-08-20T10:00:00", "source": "user",
+     "llm_message": {"role": "user", "content": [{"type": "text", "text": "What does the README say?"}]}},
+    _acp(1, "toolu_1", "pending", "Read", tool_kind="read", raw_input={}),
+    {"kind": "ConversationStateUpdateEvent", "id": "s1", "source": "environment", "key": "execution_status",
+     "value": "running"},
+    _acp(2, "toolu_1", "completed", "Read README.md", tool_kind="read", raw_input={"file_path": "README.md"},
+         content=[{"type": "content", "content": {"type": "text", "text": "# Demo", "annotations": None,
+                                                   "field_meta": None}}]),
+    _acp(3, "toolu_2", "pending", "`ls`", raw_input={"command": "ls"}),
+    _acp(4, "toolu_3", "pending", "`cat missing`", raw_input={"command": "cat missing"}),
+    _acp(5, "toolu_2", "completed", "`ls`", raw_input={"command": "ls"}, raw_output="README.md\nsrc"),
+    _acp(6, "toolu_3", "failed", "`cat missing`", raw_input={"command": "cat missing"},
+         raw_output={"stderr": "cat: missing: No such file"}),
+    _acp(7, "toolu_4", "pending", "Write notes.md", tool_kind="edit"),
+    {"kind": "ActionEvent", "id": "fin", "source": "agent", "thought": [], "reasoning_content": "Done reading.",
+     "action": {"message": "It says: # Demo", "kind": "FinishAction"}, "tool_name": "finish", "tool_call_id": "f1",
+     "tool_call": {"id": "f1", "name": "finish", "arguments": "{\"message\": \"It says: # Demo\"}",
+                   "origin": "completion"}, "llm_response_id": "r1"},
+    {"kind": "ObservationEvent", "id": "fo", "source": "environment", "tool_name": "finish", "tool_call_id": "f1",
+     "action_id": "fin", "observation": {"kind": "FinishObservation", "content": [{"type": "text",
+                                         "text": "It says: # Demo"}], "is_error": False}},
+]  # fmt: skip
+
+
+def test_acp_tool_calls_are_calls_with_their_results(tmp_path):
+    """docs/formats/openhands-sdk.md, decisions: a call an ACP server ran is a call (its first event; the name and
+    input its last ones) answered by its terminal event, not residual; a call that never ended has no result."""
+    story = _roundtrip(ACP_CONVERSATION)
+    _, user, read, _, write, finish = story["turns"]
+    assert (user["msg"], read["src"], read["msg"]) == ("What does the README say?", "agent", "")
+    assert read["tool_calls"] == [{"tcid": "toolu_1", "fn": "Read README.md", "args": {"file_path": "README.md"}}]
+    assert read["observation"]["results"] == [{"content": "# Demo", "source_call_id": "toolu_1"}]
+    assert write["tool_calls"] == [{"tcid": "toolu_4", "fn": "Write notes.md", "args": None}]
+    assert "observation" not in write and finish["tool_calls"][0]["fn"] == "finish"
+    path = tmp_path / "acp.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in ACP_CONVERSATION))
+    ds = load_dataset("pchronicle", "auto", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+    out = ds.map(pc.to_messages, batched=True, remove_columns=ds.column_names, features=pc.MESSAGES_FEATURES)
+    roles = [m["role"] for m in out[0]["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "tool", "assistant", "assistant",
+                     "tool"]  # fmt: skip
+
+
+def test_acp_calls_started_together_are_one_turn():
+    """Calls started while another still runs (no terminal event between) are one turn, as parallel calls; a
+    failed one is an error; a result that is no string is its JSON."""
+    story = _roundtrip(ACP_CONVERSATION)
+    run = story["turns"][3]
+    assert [(c["tcid"], c["fn"], c.get("response")) for c in run["tool_calls"]] == [
+        ("toolu_2", "`ls`", None), ("toolu_3", "`cat missing`", {"status": "error"})
+    ]  # fmt: skip
+    assert run["observation"]["results"] == [
+        {"content": "README.md\nsrc", "source_call_id": "toolu_2"},
+        {"content": '{"stderr":"cat: missing: No such file"}', "source_call_id": "toolu_3"},
+    ]
+
+
+def test_acp_ids_restarted_after_a_message_are_new_calls():
+    """ACP servers restart their call ids in a new session: a MessageEvent parts two calls of one id (the SDK's
+    _terminal_tool_indices), the second renamed; a progress frame between a call's first and last events stays
+    residual and comes back."""
+    message = {"kind": "MessageEvent", "id": "m2", "source": "user",
+               "llm_message": {"role": "user", "content": [{"type": "text", "text": "again"}]}}  # fmt: skip
+    frames = [_acp(1, "exec_1", "pending"), _acp(2, "exec_1", "in_progress", raw_output="a"),
+              _acp(3, "exec_1", "completed", raw_output="ab")]  # fmt: skip
+    story = _roundtrip([*frames, message, _acp(4, "exec_1", "completed", raw_input={"command": "ls"}, raw_output="c")])
+    first, _, second = story["turns"]
+    assert first["observation"]["results"] == [{"content": "ab", "source_call_id": "exec_1"}]
+    assert second["tool_calls"][0]["tcid"] == "exec_1#2"
+    assert second["observation"]["results"] == [{"content": "c", "source_call_id": "exec_1#2"}]
+
+
+def test_a_sub_agent_session_s_calls_stay_residual():
+    """An ACP event with an acp_session_id is a sub-agent session's (SDKs with ACPAgent.acp_subagents): not a call
+    of the conversation's turns; kept whole and given back."""
+    child = [_acp(1, "cell-a1", "pending", acp_session_id="child-a"),
+             _acp(2, "cell-a1", "completed", acp_session_id="child-a", raw_output="done")]  # fmt: skip
+    root = _acp(3, "tc-1", "completed", "Run ls", acp_session_id=None, raw_input={"command": "ls"}, raw_output="a")
+    story = _roundtrip([*child, root])
+    [turn] = story["turns"]
+    assert turn["tool_calls"] == [{"tcid": "tc-1", "fn": "Run ls", "args": {"command": "ls"}}]
+
+
+def test_a_call_of_another_source_is_a_turn_of_its_own():
+    """One turn has one src: a call of the same response (or started while an ACP call runs) by another source
+    opens its own turn, and each event's source comes back as it was (it was rewritten to the last one before)."""
+    user_action = {**_action(2, "r1"), "source": "user"}
+    story = _roundtrip([_action(1, "r1"), user_action])
+    assert [(t["src"], len(t["tool_calls"])) for t in story["turns"]] == [("agent", 1), ("user", 1)]
+    story = _roundtrip([_acp(1, "a", "pending"), _acp(2, "b", "pending", source="user")])
+    assert [t["src"] for t in story["turns"]] == ["agent", "user"]

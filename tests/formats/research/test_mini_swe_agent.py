@@ -135,3 +135,17 @@ def test_a_repeated_tool_call_id_is_renamed_and_its_result_stays_linked():
                             ("c1#3", "bash", {"command": "id"})]  # fmt: skip
     assert results(story) == [("c1", "a"), ("c1#2", "/r"), ("c1#3", "u")]
     assert written(pc.from_storyline("mini-swe-agent", [story])) == [record]
+
+
+def test_a_reasoning_model_s_reasoning_is_the_turn_s_reason():
+    """docs/formats/mini-swe-agent.md, decisions: litellm's ``reasoning_content`` of an assistant message (a real
+    deepseek-reasoner run) is the turn's ``reason``, which the training outputs show; a null one stays residual."""
+    path = DATA / "mini_swe_agent" / "pvlib__pvlib-python-1606.traj.json"
+    [source] = records(path)
+    [story] = pc.into_storyline("auto", path.read_bytes(), document_id=path.name)
+    wanted = [m["reasoning_content"] for m in source["messages"] if m["role"] == "assistant"]
+    assert len(wanted) == 4 and all(wanted)
+    assert [t["reason"] for t in story["turns"] if t["src"] == "agent"] == wanted
+    shown = [m for m in pc.to_messages(pc.story_to_row(story))["messages"] if m["role"] == "assistant"]
+    assert [m.get("reasoning_content") for m in shown] == wanted
+    assert written(pc.from_storyline("mini-swe-agent", [story])) == [source]
