@@ -21,7 +21,20 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import ASSISTANT, COMPLETE, EVENT_KEYS, NAME, SHUTDOWN, START, SYSTEM, USER
+from .fields import (
+    ASSISTANT,
+    COMPLETE,
+    CONTEXT_KIND,
+    EVENT_KEYS,
+    EXTRA_KEY,
+    NAME,
+    SHUTDOWN,
+    START,
+    SUBAGENT_DATA_KEY,
+    SYSTEM,
+    USER,
+    context_of,
+)
 
 SOURCES = {SYSTEM: "system", USER: "user", ASSISTANT: "agent"}  # a message event's turn source
 
@@ -63,6 +76,8 @@ class Session:
         data = ev.get("data") if isinstance(ev, dict) else None
         if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS or type(kind) is not str:
             kind = None  # an event type that is no string is no event this reader maps (and no key of SOURCES)
+        elif type(data.get(SUBAGENT_DATA_KEY)) is str:
+            kind = None  # a subagent's event (a top-level ``agentId`` is no key of EVENT_KEYS): not the main agent's
         if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
             self._start(ptr, ev)
             self.layout.append("start")
@@ -121,6 +136,9 @@ class Session:
         if type(data.get("model")) is str:  # the model that wrote this assistant message
             turn["model"] = data["model"]
             used.append("model")
+        if ev["type"] == USER and (why := context_of(data)) is not None:
+            # the key that says so stays residual (the writer gives it back); the turn says why
+            turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": why}})
         if ev["type"] == ASSISTANT:
             if type(data.get("reasoningText")) is str:
                 turn["reason"] = data["reasoningText"]
