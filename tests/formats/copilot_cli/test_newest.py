@@ -83,9 +83,7 @@ def _read(evs):
 def _main(evs):
     """The main agent's message events, counted from the lines: neither key of a subagent."""
     return [
-        e
-        for e in evs
-        if e["type"].endswith(".message") and "agentId" not in e and "parentToolCallId" not in e["data"]
+        e for e in evs if e["type"].endswith(".message") and "agentId" not in e and "parentToolCallId" not in e["data"]
     ]
 
 
