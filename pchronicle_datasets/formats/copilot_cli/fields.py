@@ -22,6 +22,9 @@ START, SYSTEM, USER, ASSISTANT, COMPLETE, SHUTDOWN = (
     "tool.execution_complete",
     "session.shutdown",
 )
+#: A compaction's end: its ``summaryContent`` (what the model is given in place of the turns it summarizes) is a
+#: context turn of the user (``extra.copilot_cli.context`` ``compaction``), as Claude Code's summary is.
+COMPACTION, SUMMARY_KEY, COMPACTION_CONTEXT = "session.compaction_complete", "summaryContent", "compaction"
 #: The families an event type starts with (``session.start``: ``session``), for detection.
 FAMILIES = ("session", "system", "user", "assistant", "tool", "subagent")
 
@@ -36,6 +39,9 @@ CONTEXT_SOURCE_PREFIXES = ("skill-", "agent-")
 AUTOPILOT_KEY, AUTOPILOT = "isAutopilotContinuation", "autopilot"
 CONTEXT_KIND = "context"
 EXTRA_KEY = "copilot_cli"
+#: A ``system.message`` whose text is the previous system turn's (the CLI writes its system prompt again for each
+#: interaction, ``interactionId``): a copy (``copied``, ``kind`` ``context``, ``extra.copilot_cli.context`` this).
+REPEATED_SYSTEM = "repeated"
 
 
 def context_of(data: dict) -> str | None:

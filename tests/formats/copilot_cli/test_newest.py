@@ -123,3 +123,54 @@ def test_a_user_message_the_user_did_not_type_is_a_context_turn():
     ]
     assert all(t["kind"] == "context" for t in story["turns"] if t.get("copied"))
     assert pc.story_to_row(story)["num_copied_turns"] == 3
+
+
+def test_the_system_prompt_written_again_is_a_copy():
+    prompt = {"role": "system", "content": "You are the GitHub Copilot CLI."}
+    evs = _events(
+        START,
+        ("system.message", {**prompt, "interactionId": "i1"}),
+        ("user.message", {"content": "first", "interactionId": "i1"}),
+        ("assistant.message", {"messageId": "m1", "content": "one", "toolRequests": []}),
+        ("session.resume", {"eventCount": 4, "resumeTime": "2026-10-07T11:00:00.000Z"}),
+        ("system.message", {**prompt, "interactionId": "i2"}),
+        ("user.message", {"content": "second", "interactionId": "i2"}),
+        ("assistant.message", {"messageId": "m2", "content": "two", "toolRequests": []}),
+        ("system.message", {"role": "system", "content": "You are the GitHub Copilot CLI, in plan mode."}),
+        ("user.message", {"content": "third"}),
+    )
+    story = _read(evs)
+    systems = [e["data"]["content"] for e in evs if e["type"] == "system.message"]
+    assert [t["msg"] for t in story["turns"] if t["src"] == "system"] == systems  # every one kept
+    assert [t.get("copied", False) for t in story["turns"] if t["src"] == "system"] == [False, True, False]
+    assert story["turns"][3]["extra"] == {"copilot_cli": {"context": "repeated"}}
+    row = pc.story_to_row(story)
+    roles = [m["role"] for m in pc.to_messages(row, drop_copied=True)["messages"]]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "system", "user"]
+
+
+def test_a_compactions_summary_is_a_context_turn():
+    summary = "The user asked for the flaky test; tests/a.py was found."
+    evs = _events(
+        START,
+        ("user.message", {"content": "find the flaky test"}),
+        ("assistant.message", {"messageId": "m1", "content": "tests/a.py", "toolRequests": []}),
+        ("session.compaction_start", {}),
+        (
+            "session.compaction_complete",
+            {"success": True, "summaryContent": summary, "preCompactionTokens": 90000, "checkpointNumber": 1},
+        ),
+        ("session.compaction_complete", {"success": False, "error": "the model call failed"}),
+        ("user.message", {"content": "now fix it"}),
+    )
+    story = _read(evs)
+    assert [(t["src"], t["msg"], t.get("copied", False)) for t in story["turns"]] == [
+        ("user", "find the flaky test", False),
+        ("agent", "tests/a.py", False),
+        ("user", summary, True),
+        ("user", "now fix it", False),
+    ]
+    assert story["turns"][2]["kind"] == "context"
+    assert story["turns"][2]["extra"] == {"copilot_cli": {"context": "compaction"}}
+    assert story["turns"][2]["ts"] == evs[4]["timestamp"]
+    assert story["meta"]["copilot-cli"]["layout"] == ["start", "turn", "turn", None, "compaction", None, "turn"]
