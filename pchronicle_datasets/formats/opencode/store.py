@@ -141,8 +141,9 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
         export: Any = None
         try:
             export = session_export(con, row)
-            if v2.get(row.get("id")):  # all its messages, or its later ones (an upgrade), are elsewhere
-                raise _v2_refusal(row.get("id"), v2[row.get("id")], len(export["messages"]))
+            elsewhere = _only_in_v2(con, v2, row.get("id"), {m["info"]["id"] for m in export["messages"]})
+            if elsewhere:  # all its messages, or its later ones (an upgrade), are only in OpenCode 2's storage
+                raise _v2_refusal(row.get("id"), elsewhere, len(export["messages"]))
             yield Record(None, orjson.dumps(export), story=read_export(export, document_id), value=export)
         except sqlite3.Error as exc:
             yield Record(None, b"", error=_unreadable(exc, f"session {row.get('id')}", document_id))
@@ -162,6 +163,15 @@ def _v2_messages(con: sqlite3.Connection, tables: frozenset[str]) -> dict[Any, i
         return dict(con.execute(f"select session_id, count(*) from {V2_MESSAGES} group by session_id").fetchall())
     except sqlite3.Error:
         return {}  # a table of another shape: nothing known to be there
+
+
+def _only_in_v2(con: sqlite3.Connection, v2: dict[Any, int], sid: Any, read: set[Any]) -> int:
+    """How many of the session's ``session_message`` rows no ``message`` row of it has the id of: a message OpenCode 2
+    wrote there alone (when it writes the same message to both tables, with one id, nothing is missing)."""
+    if not v2.get(sid):
+        return 0
+    ids = [r[0] for r in con.execute(f"select id from {V2_MESSAGES} where session_id = ?", (sid,))]
+    return sum(i not in read for i in ids)
 
 
 def _v2_refusal(sid: Any, count: int, read: int) -> FormatError:

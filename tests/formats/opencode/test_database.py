@@ -346,8 +346,10 @@ def test_a_subagent_session_in_a_database_is_linked_as_two_exports_are(tmp_path)
 def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
     """docs/formats/opencode.md, "OpenCode 2": a copy of the real 1.18.13 database given what an upgrade to OpenCode 2
     adds (its ``session_v2`` table, with the columns of anomalyco/opencode's schema the reader needs, and rows in the
-    real database's own ``session_message`` table): the sessions whose messages are there are refused by name, the
-    others still read; before, the ``session_v2`` session was not in the rows and no message said so."""
+    real database's own ``session_message`` table): the sessions with messages only there are refused by name, the
+    others still read (one whose ``session_message`` row repeats a ``message`` row's id too); before, the
+    ``session_v2`` session was not in the rows, and the first session read without its later message, and no message
+    said so."""
     path = tmp_path / "opencode.db"
     shutil.copy(DB, path)
     con = sqlite3.connect(path)
@@ -358,6 +360,8 @@ def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
         ("msg_v2a", "ses_v2only", "user", 1, '{"text": "after the upgrade"}'),
         ("msg_v2b", "ses_v2only", "assistant", 2, '{"content": [{"type": "text", "text": "ok"}]}'),
         ("msg_v2c", SESSIONS[0], "user", 9, '{"text": "the same session, continued in 2.0"}'),
+        # the same message in both tables, with one id (OpenCode writing both projections): nothing is missing
+        ("msg_fceaa6602001B2FFryUj66zJ0w", SESSIONS[1], "user", 1, '{"text": "as in message"}'),
     ]
     con.execute("pragma foreign_keys = off")
     con.executemany(
