@@ -21,7 +21,24 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import ASSISTANT, COMPLETE, EVENT_KEYS, NAME, SHUTDOWN, START, SYSTEM, USER
+from .fields import (
+    ASSISTANT,
+    COMPACTION,
+    COMPACTION_CONTEXT,
+    COMPLETE,
+    CONTEXT_KIND,
+    EVENT_KEYS,
+    EXTRA_KEY,
+    NAME,
+    REPEATED_SYSTEM,
+    SHUTDOWN,
+    START,
+    SUBAGENT_DATA_KEY,
+    SUMMARY_KEY,
+    SYSTEM,
+    USER,
+    context_of,
+)
 
 SOURCES = {SYSTEM: "system", USER: "user", ASSISTANT: "agent"}  # a message event's turn source
 
@@ -54,6 +71,7 @@ class Session:
         self.calls: dict[str, dict[str, Any]] = {}  # source call id → its call in the document
         self.renamed: dict[str, str] = {}
         self.used: set[str] = set()  # every Storyline call id given
+        self.system_prompt: str | None = None  # the text of the last system.message
 
     def event(self, i: int, ev: Any) -> None:
         ptr, kept = f"/{i}", self.kept
@@ -63,12 +81,17 @@ class Session:
         data = ev.get("data") if isinstance(ev, dict) else None
         if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS or type(kind) is not str:
             kind = None  # an event type that is no string is no event this reader maps (and no key of SOURCES)
+        elif type(data.get(SUBAGENT_DATA_KEY)) is str:
+            kind = None  # a subagent's event (a top-level ``agentId`` is no key of EVENT_KEYS): not the main agent's
         if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
             self._start(ptr, ev)
             self.layout.append("start")
         elif kind in SOURCES and type(data.get("content")) is str:
             self._turn(ptr, ev)
             self.layout.append("turn")
+        elif kind == COMPACTION and type(data.get(SUMMARY_KEY)) is str and data[SUMMARY_KEY]:
+            self._compaction(ptr, ev)
+            self.layout.append("compaction")
         elif (
             kind == COMPLETE
             and data.get("toolCallId") in self.calls
@@ -121,6 +144,14 @@ class Session:
         if type(data.get("model")) is str:  # the model that wrote this assistant message
             turn["model"] = data["model"]
             used.append("model")
+        why = context_of(data) if ev["type"] == USER else None
+        if ev["type"] == SYSTEM and data["content"] == self.system_prompt:
+            why = REPEATED_SYSTEM  # the same prompt written again for the next interaction
+        if why is not None:
+            # the key that says so stays residual (the writer gives it back); the turn says why
+            turn.update(copied=True, kind=CONTEXT_KIND, extra={EXTRA_KEY: {"context": why}})
+        if ev["type"] == SYSTEM:
+            self.system_prompt = data["content"]
         if ev["type"] == ASSISTANT:
             if type(data.get("reasoningText")) is str:
                 turn["reason"] = data["reasoningText"]
@@ -148,6 +179,22 @@ class Session:
                 turn["tool_calls"] = calls
         self.story["turns"].append(turn)
         self._rest(ptr, ev, tuple(ev_used), data, tuple(used))
+
+    def _compaction(self, ptr: str, ev: dict) -> None:
+        turn: dict[str, Any] = {
+            "id": len(self.story["turns"]) + 1,
+            "src": "user",
+            "msg": ev["data"][SUMMARY_KEY],
+            "copied": True,
+            "kind": CONTEXT_KIND,
+            "extra": {EXTRA_KEY: {"context": COMPACTION_CONTEXT}},
+        }
+        ev_used = ["type"]
+        if is_time(ev.get("timestamp")):
+            turn["ts"] = ev["timestamp"]
+            ev_used.append("timestamp")
+        self.story["turns"].append(turn)
+        self._rest(ptr, ev, tuple(ev_used), ev["data"], (SUMMARY_KEY,))
 
     def _call(self, req: dict, rptr: str) -> dict[str, Any]:
         cid = tcid = req["toolCallId"]

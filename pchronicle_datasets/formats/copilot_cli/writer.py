@@ -19,7 +19,7 @@ from ...losses import report_loss
 from ...pointer import parse
 from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .fields import ASSISTANT, COMPLETE, NAME, SHUTDOWN, START, SYSTEM, USER
+from .fields import ASSISTANT, COMPACTION, COMPLETE, NAME, SHUTDOWN, START, SUMMARY_KEY, SYSTEM, USER
 
 EVENTS = {"system": SYSTEM, "user": USER, "agent": ASSISTANT}  # a turn source's message event
 
@@ -83,6 +83,12 @@ def _same_source(story: dict[str, Any], layout: list) -> list[Any]:
                     {"toolCallId": shown.get(c["tcid"], c["tcid"]), "name": c["fn"], "arguments": c["args"]}
                     for c in turn["tool_calls"]
                 ]
+            lines.append(ev)
+        elif entry == "compaction":  # the summary's context turn
+            turn = next(turns)
+            ev = {"type": COMPACTION, "data": {SUMMARY_KEY: turn["msg"]}}
+            if "ts" in turn:
+                ev["timestamp"] = turn["ts"]
             lines.append(ev)
         elif isinstance(entry, list):
             call = by_tcid[entry[1]]
@@ -166,7 +172,7 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     story = stories[0]
     meta = story.get("meta") if isinstance(story.get("meta"), dict) else {}
     layout = (meta.get(NAME) or {}).get("layout")
-    turns = sum(entry == "turn" for entry in layout) if isinstance(layout, list) else -1
+    turns = sum(entry in ("turn", "compaction") for entry in layout) if isinstance(layout, list) else -1
     if (story.get("origin") or {}).get("format") == NAME and turns == len(story["turns"]):
         lines = _same_source(story, layout)
     else:

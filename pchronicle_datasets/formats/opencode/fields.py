@@ -25,6 +25,11 @@ CACHE_KEYS = {"read", "write"}
 # ------------------------------------------------------------------ the SQLite store (OpenCode >= 1.2, opencode.db)
 #: The tables that name an OpenCode database (detection: ``formats.database_format``); the reader reads these three.
 DATABASE_TABLES = frozenset({"session", "message", "part"})
+#: OpenCode 2's storage, which this reader does not read yet: its sessions (``session_v2``, 2.0.3 on; earlier 2.0
+#: betas kept them in ``session``) and their messages (``session_message``, ordered by ``seq``, one row per message,
+#: ``type`` and ``data``). A database that has them beside the 1.x tables (an upgraded one: the 1.x tables frozen at
+#: the upgrade) refuses each session whose messages are only there, by name, never leaves it out unsaid.
+V2_SESSIONS, V2_MESSAGES = "session_v2", "session_message"
 #: ``session`` row → the export's ``info``, as OpenCode's ``Session.fromRow`` builds the info ``opencode export``
 #: prints: column → info key, a NULL column leaving its key out. Text and number columns as they are:
 SESSION_COLUMNS = {

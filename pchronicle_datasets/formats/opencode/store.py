@@ -34,6 +34,8 @@ from .fields import (
     SUMMARY_COLUMNS,
     SUMMARY_DIFFS,
     TIME_COLUMNS,
+    V2_MESSAGES,
+    V2_SESSIONS,
 )
 from .reader import read_export
 
@@ -119,11 +121,13 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
     if not tables >= DATABASE_TABLES:
         missing = ", ".join(sorted(DATABASE_TABLES - tables))
         found = ", ".join(sorted(tables)[:12]) or "none"
+        v2 = f"; an OpenCode 2 database ({V2_SESSIONS}), whose storage is not read yet" if V2_SESSIONS in tables else ""
         yield Record(
             None,
             b"",
             error=FormatError(
-                f"not an OpenCode database: it has no table {missing} (its tables: {found})", document_id=document_id
+                f"not an OpenCode database: it has no table {missing} (its tables: {found}){v2}",
+                document_id=document_id,
             ),
         )
         return
@@ -132,10 +136,14 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
     except sqlite3.Error as exc:
         yield Record(None, b"", error=_unreadable(exc, "session", document_id))
         return
+    v2 = _v2_messages(con, tables)
     for row in sessions:
         export: Any = None
         try:
             export = session_export(con, row)
+            elsewhere = _only_in_v2(con, v2, row.get("id"), {m["info"]["id"] for m in export["messages"]})
+            if elsewhere:  # all its messages, or its later ones (an upgrade), are only in OpenCode 2's storage
+                raise _v2_refusal(row.get("id"), elsewhere, len(export["messages"]))
             yield Record(None, orjson.dumps(export), story=read_export(export, document_id), value=export)
         except sqlite3.Error as exc:
             yield Record(None, b"", error=_unreadable(exc, f"session {row.get('id')}", document_id))
@@ -143,6 +151,60 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
             reason = exc.reason if str(row.get("id")) in exc.reason else f"session {row.get('id')}: {exc.reason}"
             error = type(exc)(reason, pointer=exc.pointer, document_id=document_id)
             yield Record(None, orjson.dumps(export) if export is not None else b"", error=error, value=export)
+
+    yield from _v2_sessions(con, tables, {row.get("id") for row in sessions}, v2, document_id)
+
+
+def _v2_messages(con: sqlite3.Connection, tables: frozenset[str]) -> dict[Any, int]:
+    """Session id → how many ``session_message`` rows (OpenCode 2's storage) it has; {} without the table."""
+    if V2_MESSAGES not in tables:
+        return {}
+    try:
+        return dict(con.execute(f"select session_id, count(*) from {V2_MESSAGES} group by session_id").fetchall())
+    except sqlite3.Error:
+        return {}  # a table of another shape: nothing known to be there
+
+
+def _only_in_v2(con: sqlite3.Connection, v2: dict[Any, int], sid: Any, read: set[Any]) -> int:
+    """How many of the session's ``session_message`` rows no ``message`` row of it has the id of: a message OpenCode 2
+    wrote there alone (when it writes the same message to both tables, with one id, nothing is missing)."""
+    if not v2.get(sid):
+        return 0
+    ids = [r[0] for r in con.execute(f"select id from {V2_MESSAGES} where session_id = ?", (sid,))]
+    return sum(i not in read for i in ids)
+
+
+def _v2_refusal(sid: Any, count: int, read: int) -> FormatError:
+    """A session some of whose messages are in OpenCode 2's storage: read without them it would be cut short."""
+    return FormatError(
+        f"session {sid}: {count} message(s) in {V2_MESSAGES} (beside {read} in message), OpenCode 2's storage, "
+        "which this reader does not read yet: not read"
+    )
+
+
+def _v2_sessions(
+    con: sqlite3.Connection, tables: frozenset[str], read: set[Any], v2: dict[Any, int], document_id: str | None
+) -> Iterator[Record]:
+    """A refusal for each session only OpenCode 2's ``session_v2`` table holds (an upgraded database: the 1.x
+    tables read above stopped at the upgrade), named, so that no session is left out unsaid."""
+    if V2_SESSIONS not in tables:
+        return
+    try:
+        ids = [r[0] for r in con.execute(f"select id from {V2_SESSIONS} order by time_created, id")]
+    except sqlite3.Error as exc:
+        yield Record(None, b"", error=_unreadable(exc, V2_SESSIONS, document_id))
+        return
+    for sid in ids:
+        if sid not in read:
+            yield Record(
+                None,
+                b"",
+                error=FormatError(
+                    f"session {sid}: it is in {V2_SESSIONS} with {v2.get(sid, 0)} message(s) in {V2_MESSAGES}, "
+                    "OpenCode 2's storage, which this reader does not read yet: not read",
+                    document_id=document_id,
+                ),
+            )
 
 
 def _unreadable(exc: sqlite3.Error, what: str, document_id: str | None) -> FormatError:

@@ -341,3 +341,48 @@ def test_a_subagent_session_in_a_database_is_linked_as_two_exports_are(tmp_path)
         "psid": parent["session"],
         "rel": "subagent",
     }
+
+
+def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
+    """docs/formats/opencode.md, "OpenCode 2": a copy of the real 1.18.13 database given what an upgrade to OpenCode 2
+    adds (its ``session_v2`` table, with the columns of anomalyco/opencode's schema the reader needs, and rows in the
+    real database's own ``session_message`` table): the sessions with messages only there are refused by name, the
+    others still read (one whose ``session_message`` row repeats a ``message`` row's id too); before, the
+    ``session_v2`` session was not in the rows, and the first session read without its later message, and no message
+    said so."""
+    path = tmp_path / "opencode.db"
+    shutil.copy(DB, path)
+    con = sqlite3.connect(path)
+    con.execute("create table session_v2 (id text primary key, slug text, directory text, time_created integer)")
+    con.execute("insert into session_v2 values ('ses_v2only', 'calm-owl', '/work', 1785879200000)")
+    con.execute(f"insert into session_v2 values ('{SESSIONS[0]}', 'x', '/work', 1785879000000)")  # moved over
+    rows = [
+        ("msg_v2a", "ses_v2only", "user", 1, '{"text": "after the upgrade"}'),
+        ("msg_v2b", "ses_v2only", "assistant", 2, '{"content": [{"type": "text", "text": "ok"}]}'),
+        ("msg_v2c", SESSIONS[0], "user", 9, '{"text": "the same session, continued in 2.0"}'),
+        # the same message in both tables, with one id (OpenCode writing both projections): nothing is missing
+        ("msg_fceaa6602001B2FFryUj66zJ0w", SESSIONS[1], "user", 1, '{"text": "as in message"}'),
+    ]
+    con.execute("pragma foreign_keys = off")
+    con.executemany(
+        "insert into session_message (id, session_id, type, seq, time_created, time_updated, data) "
+        "values (?, ?, ?, ?, 1785879300000, 1785879300000, ?)",
+        rows,
+    )
+    con.commit()
+    con.close()
+    records = list(iter_records("auto", path.read_bytes(), "opencode.db"))
+    assert [r.story["session"] for r in records if r.story] == SESSIONS[1:]
+    errors = [str(r.error) for r in records if r.error]
+    assert len(errors) == 2
+    assert f"session {SESSIONS[0]}: 1 message(s) in session_message (beside 2 in message)" in errors[0]
+    assert "session ses_v2only: it is in session_v2 with 2 message(s) in session_message" in errors[1]
+    assert all("OpenCode 2's storage, which this reader does not read yet" in e for e in errors)
+    with pytest.raises(datasets.exceptions.DatasetGenerationError, match="ses_"):
+        datasets.load_dataset("pchronicle", "auto", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+
+    con = sqlite3.connect(path)  # a database of OpenCode 2 alone
+    con.executescript("drop table part; drop table message; drop table session;")
+    con.close()
+    [record] = iter_records("opencode", path.read_bytes(), "opencode.db")
+    assert "an OpenCode 2 database (session_v2), whose storage is not read yet" in str(record.error)
