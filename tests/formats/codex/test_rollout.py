@@ -548,3 +548,44 @@ def test_an_exec_command_end_event_gives_its_call_the_exit_code():
     assert pc.story_to_row(story)["tool_stats"][0]["failure"] == 1
     assert source_fields(story, "codex")["fields"]["/3"] == lines[3]  # the event stays residual whole
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+
+
+# Two real lines of a 2026-07-03 rollout quoted verbatim in a public test (the event written 4 ms before its item),
+# then an open_page search whose item has no id (as a 2026-05-23 rollout quoted in another public test writes it)
+# and its event, then the answer: docs/formats/codex.md, "Web search".
+WEB_SEARCH = b"\n".join(
+    [
+        b'{"timestamp":"2026-07-03T14:50:40.000Z","type":"session_meta","payload":{"id":"ws-session","cli_version":"0.160.0","originator":"codex-tui"}}',
+        b'{"timestamp":"2026-07-03T14:50:41.200Z","type":"response_item","payload":{"type":"message","role":"user"'
+        b',"content":[{"type":"input_text","text":"what is argus?"}]}}',
+        b'{"timestamp":"2026-07-03T14:50:46.915Z","type":"event_msg","payload":{"type":"web_search_end","call_id":"ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e","query":"argus","action":{"type":"search","query":"argus","queries":["argus"]}}}',
+        b'{"timestamp":"2026-07-03T14:50:46.919Z","type":"response_item","payload":{"type":"web_search_call","id":"ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e","status":"completed","action":{"type":"search","query":"argus","queries":["argus"]}}}',
+        b'{"timestamp":"2026-07-03T14:50:47.919Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://example.org/argus"}}}',
+        b'{"timestamp":"2026-07-03T14:50:47.920Z","type":"event_msg","payload":{"type":"web_search_end","call_id":"ws_2","query":"https://example.org/argus","action":{"type":"open_page","url":"https://example.org/argus"}}}',
+        b'{"timestamp":"2026-07-03T14:50:49.000Z","type":"response_item","payload":{"type":"message","role":"assistant"'
+        b',"content":[{"type":"output_text","text":"Argus is a giant."}],"phase":"final_answer"}}',
+    ]
+)
+
+
+def test_a_hosted_web_search_has_no_result_and_is_not_unanswered():
+    (story,) = codex.decode(WEB_SEARCH, "rollout-ws.jsonl")
+    user, agent = story["turns"]
+    assert (user["src"], agent["src"], agent["msg"]) == ("user", "agent", "Argus is a giant.")
+    assert [(c["fn"], c["kind"], c["args"]["type"]) for c in agent["tool_calls"]] == [
+        ("web_search", "web_search", "search"),
+        ("web_search", "web_search", "open_page"),
+    ]
+    assert "observation" not in agent  # the results stayed with OpenAI: nothing answers the calls
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/2"]["payload"]["type"] == fields["/5"]["payload"]["type"] == "web_search_end"  # residual whole
+    assert pc.flags(story) == []  # answered by the provider, not "tool_call_unanswered"
+    (assistant,) = [m for m in pc.to_messages(story)["messages"] if m["role"] == "assistant"]
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["web_search", "web_search"]
+    assert [m["role"] for m in pc.to_messages(story)["messages"]] == ["user", "assistant"]  # no tool message
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == [
+        orjson.loads(x) for x in WEB_SEARCH.splitlines()
+    ]
+    # a call the harness runs still waits for its result
+    story["turns"][1]["tool_calls"].append({"tcid": "c1", "fn": "exec_command", "args": {}})
+    assert pc.flags(story) == ["tool_call_unanswered"]
