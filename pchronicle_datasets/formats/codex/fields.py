@@ -104,6 +104,12 @@ CONTEXTUAL_USER_MARKERS = {
     "<turn_aborted>": ("</turn_aborted>", "turn_aborted"),
     "<subagent_notification>": ("</subagent_notification>", "subagent_notification"),
     "<goal_context>": ("</goal_context>", "goal_context"),
+    # 0.15x: codex-rs's newer matchers. A hook's prompt (a Stop hook that blocks a turn's end, say) has attributes
+    # in its open tag: ``<hook_prompt hook_run_id="…">``; codex-rs reads it as a HookPrompt item, not user input.
+    "<hook_prompt": ("</hook_prompt>", "hook_prompt"),
+    "<recommended_plugins>": ("</recommended_plugins>", "recommended_plugins"),
+    "<codex_internal_context": ("</codex_internal_context>", "internal_context"),
+    "<external_context": ("</external_context>", "external_context"),
 }
 
 

@@ -222,7 +222,27 @@ def test_a_turn_the_user_interrupted_is_counted_and_flagged():
         ("<user_shell_command>echo hi</user_shell_command>", "user_shell_command"),
         ("<skill>\n<name>demo</name>\n<path>skills/demo/SKILL.md</path>\nbody\n</skill>", "skill"),
         ("<turn_aborted>\n  <turn_id>t-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>", "turn_aborted"),
+        # codex-cli 0.160.0, a Stop hook's block reason as Codex wrote it (a real rollout's line, path shortened)
+        (
+            '<hook_prompt hook_run_id="stop:3:/tmp/codex-home/hooks.json">kit-blocker: one more step before stopping.'
+            " Run the shell command `sleep 12` with your shell tool, then reply with the single line: kit-blocker"
+            " acknowledged.</hook_prompt>",
+            "hook_prompt",
+        ),
+        (
+            '<hook_prompt hook_run_ids="[&quot;hook-run-1&quot;,&quot;hook-run-2&quot;]">Retry with care &amp; joy.'
+            "</hook_prompt>",
+            "hook_prompt",
+        ),
+        (
+            "<recommended_plugins>\nHere is a list of plugins that are available but not installed.\n\n- Box"
+            " (box@openai-curated-remote)\n</recommended_plugins>",
+            "recommended_plugins",
+        ),
+        ('<codex_internal_context source="goals">\nKeep going.\n</codex_internal_context>', "internal_context"),
+        ('<external_context source="hook" kind="untrusted">\nbuild is red\n</external_context>', "external_context"),
         ("hello", None),
+        ("<hook_prompt> is what Codex writes for a hook", None),
         ("fix the <skill> parser", None),
         ("<environment_context> is the tag to parse", None),  # a start marker without its end: the user's words
     ],
