@@ -185,7 +185,9 @@ def test_each_response_gets_its_own_token_count(path):
                 first = "before" if not runs else "after"
             if first == "before":
                 pending = last
-            elif open_run and runs[-1] is None:
+            elif runs and runs[-1] is None:
+                # the latest response, when it has no count yet: a message can come between (codex-cli 0.156.1
+                # writes a hook's developer message between a call and its response's count, the exec excerpt)
                 runs[-1] = last
             open_run = False
         elif kind == "response_item" and (
@@ -224,3 +226,30 @@ def test_codex_failure_texts_mark_the_call_failed():
     assert all(calls[k]["response"] == {"status": "error"} for k in mcp)
     stats = {s["tool"]: s for s in pc.compute_tool_stats(story)}
     assert stats["memory__add_observations"]["failure"] == 2 and stats["shell"]["failure"] == 1
+
+
+def test_hook_messages_of_a_0_156_1_exec_run_and_a_0_160_0_stop_hook():
+    """codex-cli 0.156.1 (``codex exec``, real lines): hooks add developer messages (``content_item_kinds``
+    ``hooks.additional_context``), one of them between the call and its output, and a Stop hook blocks the end of
+    the turn with a ``<hook_prompt hook_run_id=…>`` user-role message the model answers; codex-cli 0.160.0 writes
+    the same (a line-level ``metadata.retained_source``). By hand: 1 prompt, 2 developer messages, 1 call and its
+    output, 3 answers (a commentary with the call, 2 final), 3 new token counts, 1 hook prompt."""
+    story = _story(DATA / "exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl")
+    turns = story["turns"]
+    assert [t["src"] for t in turns] == ["user", "developer", "agent", "developer", "agent", "user", "agent"]
+    hook = turns[5]
+    assert hook["copied"] is True and hook["extra"] == {"codex": {"context": "hook_prompt"}}
+    assert [(t.get("metrics") or {}).get("prompt_tokens") for t in turns if t["src"] == "agent"] == [
+        17022,
+        17348,
+        17454,
+    ]
+    roles = [m["role"] for m in pc.to_messages(story)["messages"]]
+    assert roles == ["user", "developer", "assistant", "tool", "developer", "assistant", "user", "assistant"]
+    kept = pc.to_messages(story, drop_copied=True)["messages"]
+    assert [m["content"] for m in kept if m["role"] == "user"] == [turns[0]["msg"]]  # the hook's words left out
+    assert pc.flags(story) == []
+    (newest,) = codex.decode(
+        (DATA / "rollout-2026-10-02T23-50-15-01a0ff06-91f2-72a2-9e94-51f14fc820f5.excerpt.jsonl").read_bytes(), "f"
+    )
+    assert [(t["src"], t.get("kind")) for t in newest["turns"]] == [("user", "context"), ("agent", None)]
