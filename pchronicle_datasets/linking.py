@@ -241,11 +241,12 @@ def place_results(
 
 
 #: Call kinds the model provider runs itself, inside the response that made the call: OpenAI's hosted web search
-#: (a Responses ``web_search_call``, a ``codex exec --json`` ``web_search`` item) and Anthropic's server tools
-#: (``server_tool_use``). The model read their results in that response; the harness never gets them (Codex's
-#: ``web_search_end`` event repeats the call's ``action``, no results), so no record can answer such a call and it
-#: never waits for a result (``pc.flags``' ``tool_call_unanswered`` leaves it out; docs/formats/codex.md).
-SERVER_SIDE_KINDS = frozenset({"web_search", "server"})
+#: (a Responses ``web_search_call``, a ``codex exec --json`` ``web_search`` item) and image generation (an
+#: ``image_generation_call``, its image in the item itself) and Anthropic's server tools (``server_tool_use``).
+#: The provider answered them in that response; no later record brings a result back (Codex's ``web_search_end``
+#: event repeats the call's ``action``, no results), so such a call never waits for one (``pc.flags``'
+#: ``tool_call_unanswered`` leaves it out; docs/formats/codex.md, "Web search").
+SERVER_SIDE_KINDS = frozenset({"web_search", "image_generation", "server"})
 
 
 def answered_by_provider(call: Mapping[str, Any]) -> bool:

@@ -15,6 +15,7 @@ import pchronicle_datasets as pc
 from pchronicle_datasets import NoConversationError
 from pchronicle_datasets.formats import codex, detect
 from pchronicle_datasets.formats.residual import source_fields
+from pchronicle_datasets.linking import answered_by_provider
 
 DATA = Path(__file__).parents[2] / "data" / "codex"
 CHILD = DATA / "rollback-subagent.written.jsonl"
@@ -59,6 +60,11 @@ def test_every_hosted_call_type_is_a_call_and_binary_results_stay_residual():
     assert source_fields(story, "codex")["fields"]["/16"]["type"] == "world_state"  # an unknown line, kept
     late = [r for t in story["turns"] for r in (t.get("observation") or {}).get("results") or ()]
     assert late == [{"content": "late", "source_call_id": "nobody"}]  # an output no call of the file answers
+    # the image came back in its own item (residual): answered by the provider; the tool search, whose output this
+    # written file leaves out, is what keeps the flag
+    assert [answered_by_provider(c) for c in calls] == [False, True]
+    del story["turns"][1]["tool_calls"][0]
+    assert "tool_call_unanswered" not in pc.flags(story)
 
 
 def test_a_child_says_its_parent_alone_and_the_parent_lists_it_when_loaded_together(tmp_path):
