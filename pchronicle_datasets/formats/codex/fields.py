@@ -127,6 +127,34 @@ def contextual(text: str) -> str | None:
     return None
 
 
+#: codex-cli 0.15x tags each part of a message with a kind (``internal_chat_message_metadata_passthrough.
+#: content_item_kinds``: ``user.text`` for what the user typed; ``environments.environment_context``,
+#: ``plugins.recommendations``, ``hooks.additional_context``, … for what Codex wrote). codex-rs's own rule
+#: (``is_user_authorization_message``): a message is the user's when its kinds are missing, fewer or more than its
+#: parts, or one of them is ``user.…`` or one of these; otherwise Codex wrote every part of it.
+USER_KINDS = frozenset({"", "unknown", "images.preparation_error", "images.unsupported", "audio.unsupported"})
+KINDS_KEY = ("internal_chat_message_metadata_passthrough", "content_item_kinds")
+
+
+def context_by_kinds(item: dict) -> str | None:
+    """The context name of a ``message`` item whose every part codex-rs tagged as its own (``KINDS_KEY``, codex-rs's
+    rule above): its first kind, for a fragment no marker of ``CONTEXTUAL_USER_MARKERS`` names yet; else None.
+
+    >>> meta = {"content_item_kinds": ["app.context"]}
+    >>> context_by_kinds({"content": [{"text": "<app-context>x</app-context>"}], KINDS_KEY[0]: meta})
+    'app.context'
+    >>> context_by_kinds({"content": [{"text": "hi"}], KINDS_KEY[0]: {"content_item_kinds": ["user.text"]}})
+    """
+    meta = item.get(KINDS_KEY[0])
+    kinds = meta.get(KINDS_KEY[1]) if isinstance(meta, dict) else None
+    content = item.get("content")
+    if not isinstance(kinds, list) or not kinds or not isinstance(content, list) or len(kinds) != len(content):
+        return None
+    if not all(isinstance(k, str) and k not in USER_KINDS and not k.startswith("user.") for k in kinds):
+        return None
+    return kinds[0]
+
+
 #: The start of an output Codex writes for a call that failed without an exit code: an MCP call's error
 #: (codex-rs ``mcp_tool_call``: ``format!("tool call error: {e:?}")``). The call's ``response`` is
 #: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.

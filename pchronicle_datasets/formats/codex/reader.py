@@ -56,6 +56,7 @@ from .fields import (
     REL_FORK,
     SESSION,
     WRAPPER_TYPES,
+    context_by_kinds,
     contextual,
     usage_metrics,
 )
@@ -428,7 +429,7 @@ class _Reader(LineKeeping):
             elif turn["src"] == "user" and kind == AGENT_MESSAGE:
                 route = {k: item[k] for k in AGENT_MESSAGE_ROUTE if isinstance(item.get(k), str)}
                 turn.update(copied=True, kind="context", extra={NAME: {"context": AGENT_MESSAGE, **route}})
-            elif turn["src"] == "user" and (context := _contextual(turn.get("msg"))) is not None:
+            elif turn["src"] == "user" and (context := _contextual(turn.get("msg")) or context_by_kinds(item)):
                 turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):
                 t = None

@@ -278,6 +278,40 @@ def test_a_message_codex_writes_itself_is_a_context_turn(text, context):
     assert pc.flags(story) == []  # a session prefix is not a reason to leave the conversation out
 
 
+@pytest.mark.parametrize(
+    ("kinds", "context"),
+    [  # codex-cli 0.15x tags each part (real: environment contexts, a plugin list, user.text, a hook prompt's unknown)
+        (["app.context"], "app.context"),  # a fragment no marker names: codex-rs's own tags say Codex wrote it
+        (["plugins.recommendations", "environments.environment_context"], "plugins.recommendations"),
+        (["user.text"], None),
+        (["unknown"], None),
+        (["app.context", "user.text"], None),  # one part the user's: the message is the user's
+        (["app.context", "app.context", "app.context"], None),  # more kinds than parts: codex-rs stays conservative
+        ([], None),
+    ],
+)
+def test_codex_s_own_part_tags_make_a_message_context(kinds, context):
+    parts = [
+        {"type": "input_text", "text": "<app-context>ide: vscode</app-context>"},
+        {"type": "input_text", "text": "x"},
+    ]
+    payload = {"type": "message", "role": "user", "content": parts[: max(1, min(len(kinds), 2))]}
+    payload["internal_chat_message_metadata_passthrough"] = {"content_item_kinds": kinds}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cli_version": "0.156.1"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": payload},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    first = story["turns"][0]
+    if context is None:
+        assert "copied" not in first
+    else:
+        assert first["copied"] is True and first["extra"] == {"codex": {"context": context}}
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+
+
 SEAT = DATA / "rollout-2026-09-28T13-01-37-01a0e81b-4af7-7330-a113-bad47ba77c3e.excerpt.jsonl"
 ROOT = DATA / "rollout-2026-09-28T13-01-29-01a0e81b-2a8b-7240-b94c-ad2ada7813da.excerpt.jsonl"
 
