@@ -165,6 +165,12 @@ FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
 #: ``call_id`` it names, before what the output's text says (a code-mode ``exec`` output is a list of parts).
 EXEC_END = "exec_command_end"
 
+#: The event that ends a turn, and its key that codex-cli 0.160 sets when the API failed the turn (``{message,
+#: codex_error_info}``, e.g. ``internal_server_error``; ``last_agent_message`` null): counted in
+#: ``/meta/codex/counts`` under ``API_ERROR_COUNT``, the key ``pc.flags`` reads as ``api_error``.
+TASK_COMPLETE, TASK_ERROR = "task_complete", "error"
+API_ERROR_COUNT = "task_complete/api_error"
+
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}
 

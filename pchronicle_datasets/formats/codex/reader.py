@@ -40,6 +40,7 @@ from .fields import (
     AGENT_MESSAGE,
     AGENT_MESSAGE_ROUTE,
     AGENT_MESSAGE_TEXT,
+    API_ERROR_COUNT,
     COMPACTION_ITEMS,
     EXEC_END,
     EXEC_FIRST,
@@ -55,6 +56,8 @@ from .fields import (
     PRE_WRAPPER_HEADER,
     REL_FORK,
     SESSION,
+    TASK_COMPLETE,
+    TASK_ERROR,
     WRAPPER_TYPES,
     context_by_kinds,
     contextual,
@@ -257,6 +260,7 @@ class _Reader(LineKeeping):
         self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
+        self.api_errors = 0  # task_complete events with an error: turns the API failed
         self.exec_ends: dict[str, int] = {}  # exec_command_end: call_id → exit code
         self.line: int | None = None
         self.history_start: int | None = None  # fields.HISTORY_START of the session's meta
@@ -324,6 +328,8 @@ class _Reader(LineKeeping):
             cid, code = payload.get("call_id"), payload.get("exit_code")
             if isinstance(cid, str) and type(code) is int and -(2**63) <= code < 2**63:
                 self.exec_ends[cid] = code
+        elif kind == "event_msg" and payload.get("type") == TASK_COMPLETE and isinstance(payload.get(TASK_ERROR), dict):
+            self.api_errors += 1  # the API failed the turn: no answer follows its prompt
         elif kind == "event_msg" and payload.get("type") == "turn_aborted" and payload.get("reason") == "interrupted":
             # Codex's TurnAbortReason is interrupted, replaced or review_ended: only the first is the user's.
             self.interrupted += 1
@@ -523,6 +529,8 @@ class _Reader(LineKeeping):
             hints["unattributed_usage"] = self.unattributed
         if self.interrupted:
             hints[INTERRUPTED] = self.interrupted
+        if self.api_errors:
+            hints["counts"] = {API_ERROR_COUNT: self.api_errors}
         meta: dict[str, Any] = {HINTS: hints}
         if self.builder.source_ids:
             meta[SOURCE_CALL_IDS] = self.builder.source_ids

@@ -253,3 +253,19 @@ def test_hook_messages_of_a_0_156_1_exec_run_and_a_0_160_0_stop_hook():
         (DATA / "rollout-2026-10-02T23-50-15-01a0ff06-91f2-72a2-9e94-51f14fc820f5.excerpt.jsonl").read_bytes(), "f"
     )
     assert [(t["src"], t.get("kind")) for t in newest["turns"]] == [("user", "context"), ("agent", None)]
+
+
+def test_a_turn_the_api_failed_is_counted_as_an_api_error():
+    """codex-cli 0.160.0 (real lines): a provider's HTTP 500 on a session's second prompt ends the turn with a
+    ``task_complete`` that holds ``error {message, codex_error_info}`` and ``last_agent_message: null``; nothing
+    else in the rollout says the prompt got no answer. By hand: 1 prompt, 0 answers, 1 failed turn."""
+    path = DATA / "rollout-2026-10-03T03-47-59-01a0ffe0-35ff-75b3-88ba-177ce3b1052d.excerpt.jsonl"
+    story = _story(path)
+    assert [(t["src"], t["msg"]) for t in story["turns"]] == [("user", "Reply with the single word: again.")]
+    assert story["meta"]["codex"]["counts"] == {"task_complete/api_error": 1}
+    assert pc.flags(story) == ["incomplete", "api_error"]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == _lines(path)  # the event stays whole
+    lines = _lines(path)
+    del lines[-1]["payload"]["error"]  # the same turn ended without an error: no count
+    (ok,) = codex.decode(b"".join(orjson.dumps(x) + b"\n" for x in lines), path.name)
+    assert "counts" not in ok["meta"]["codex"] and "api_error" not in pc.flags(ok)
