@@ -160,6 +160,12 @@ def context_by_kinds(item: dict) -> str | None:
 #: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.
 FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
 
+#: The status line codex-rs's code mode puts first in an ``exec`` output (``format_script_status``: ``Script
+#: completed``, ``Script failed`` when the cell threw, ``Script running with cell ID N``, ``Script terminated``), and
+#: the key of a command's JSON result part that holds its exit code (``{chunk_id, …, exit_code, output}``).
+CODE_MODE_FAILED = "Script failed\n"
+CODE_MODE_EXIT = "exit_code"
+
 #: The event that reports a command's end (codex-rs ``ExecCommandEndEvent {call_id, exit_code, …}``; persisted in
 #: the "extended" event mode, seen with 0.146-0.149 rollouts): its ``exit_code`` is the exit code of the call whose
 #: ``call_id`` it names, before what the output's text says (a code-mode ``exec`` output is a list of parts).

@@ -269,3 +269,19 @@ def test_a_turn_the_api_failed_is_counted_as_an_api_error():
     del lines[-1]["payload"]["error"]  # the same turn ended without an error: no count
     (ok,) = codex.decode(b"".join(orjson.dumps(x) + b"\n" for x in lines), path.name)
     assert "counts" not in ok["meta"]["codex"] and "api_error" not in pc.flags(ok)
+
+
+def test_a_code_mode_cell_s_status_and_exit_codes_make_its_outcome():
+    """codex-cli 0.156.1 code mode (real lines): the first ``exec`` cell fails to spawn the sandbox (``Script
+    failed`` + ``Script error: exec_command failed: CreateProcess …``), the escalated retry leaves a cell running
+    (``Script running with cell ID 6``, a plain string output), then the answer. By hand: 1 prompt, 2 calls, 2
+    outputs (1 failed), 1 commentary and 1 answer, 3 new token counts → 4 turns; tool_stats exec 2 calls, 1 failure.
+    The exec run's output (a JSON part with ``exit_code`` 0) gives exit code 0."""
+    story = _story(DATA / "rollout-2026-09-28T18-45-50-01a0e956-6bb5-7370-9458-d1fcebfadc20.excerpt.jsonl")
+    calls = [c for t in story["turns"] for c in t.get("tool_calls") or ()]
+    assert [c.get("response") for c in calls] == [{"status": "error"}, None]
+    assert pc.story_to_row(story)["tool_stats"] == [{"tool": "exec", "count": 2, "success": 1, "failure": 1}]
+    assert [(t.get("metrics") or {}).get("prompt_tokens") for t in story["turns"]] == [None, 25140, 25383, 25496]
+    run3 = _story(DATA / "exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl")
+    (call,) = [c for t in run3["turns"] for c in t.get("tool_calls") or ()]
+    assert call["response"] == {"exit_code": 0}
