@@ -17,7 +17,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = [
+    "SERVER_SIDE_KINDS",
     "SOURCE_CALL_IDS",
+    "answered_by_provider",
     "loose_results",
     "observation_results",
     "place_results",
@@ -236,6 +238,26 @@ def place_results(
         if calls:
             last_with_calls = t
     return placed, loose
+
+
+#: Call kinds the model provider runs itself, inside the response that made the call: OpenAI's hosted web search
+#: (a Responses ``web_search_call``, a ``codex exec --json`` ``web_search`` item) and image generation (an
+#: ``image_generation_call``, its image in the item itself) and Anthropic's server tools (``server_tool_use``).
+#: The provider answered them in that response; no later record brings a result back (Codex's ``web_search_end``
+#: event repeats the call's ``action``, no results), so such a call never waits for one (``pc.flags``'
+#: ``tool_call_unanswered`` leaves it out; docs/formats/codex.md, "Web search").
+SERVER_SIDE_KINDS = frozenset({"web_search", "image_generation", "server"})
+
+
+def answered_by_provider(call: Mapping[str, Any]) -> bool:
+    """Whether the provider ran ``call`` inside the model's response (``SERVER_SIDE_KINDS``): no result follows it.
+
+    >>> answered_by_provider({"tcid": "ws_1", "fn": "web_search", "args": {}, "kind": "web_search"})
+    True
+    >>> answered_by_provider({"tcid": "c1", "fn": "web_search", "args": {}})
+    False
+    """
+    return call.get("kind") in SERVER_SIDE_KINDS
 
 
 #: ``/meta/source_call_ids``: ``{tcid: the id as the source wrote it}`` for the calls a reader had to rename to

@@ -181,6 +181,18 @@ SUMMARY = {**META, "extra": {"claude_code": {"context": "compact_summary"}}}
         (_doc(ANSWER[:1]), ["incomplete"]),
         (_doc([ANSWER[0], ANSWERED]), ["incomplete"]),
         (_doc([ANSWER[0], CALL]), ["tool_call_unanswered"]),
+        # a call the provider ran inside its response (linking.SERVER_SIDE_KINDS): its results never reach a log
+        (
+            _doc(
+                [ANSWER[0], {**CALL, "msg": "found", "tool_calls": [{**CALL["tool_calls"][0], "kind": "web_search"}]}]
+            ),
+            [],
+        ),
+        (_doc([ANSWER[0], {**CALL, "msg": "found", "tool_calls": [{**CALL["tool_calls"][0], "kind": "server"}]}]), []),
+        (
+            _doc([ANSWER[0], {**CALL, "tool_calls": [{**CALL["tool_calls"][0], "kind": "custom"}]}]),
+            ["tool_call_unanswered"],
+        ),
         (_doc([ANSWER[0], ANSWERED, ANSWER[1]]), []),
         (_doc(ANSWER, task={"result": {"correct": False}}), ["failed"]),
         (_doc(ANSWER, task={"result": {"status": "Failed"}}), ["failed"]),

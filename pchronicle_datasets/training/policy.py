@@ -27,7 +27,7 @@ from typing import Any
 
 from ..features import is_row, row_to_story
 from ..formats.base import INTERRUPTED
-from ..linking import place_results
+from ..linking import answered_by_provider, place_results
 from ..markup_tags import EMPTY_THINK, THINK, TOOL_CALL
 
 __all__ = [
@@ -261,7 +261,13 @@ def flags(example: Mapping[str, Any]) -> list[str]:
 
 
 def _unanswered(story: Mapping[str, Any], turns: list[Mapping[str, Any]]) -> bool:
-    calls = {c["tcid"] for t in turns for c in t.get("tool_calls") or [] if isinstance(c, Mapping) and "tcid" in c}
+    # A call the provider ran inside the response (a hosted web search) has its results there, never in a record.
+    calls = {
+        c["tcid"]
+        for t in turns
+        for c in t.get("tool_calls") or []
+        if isinstance(c, Mapping) and "tcid" in c and not answered_by_provider(c)
+    }
     if not calls:
         return False
     try:

@@ -108,6 +108,15 @@ EXPECTED = {
         "opaque-reasoning": 1,
     },
     "codex/rollout-2026-09-28T13-01-29-01a0e81b-2a8b-7240-b94c-ad2ada7813da.excerpt.jsonl": {"encoded-user-path": 1},
+    # codex-cli 0.156.1 exec run (same publisher): the same scratch path in a Stop hook's run id, written twice (the
+    # <hook_prompt hook_run_id="…"> text and its HookPrompt item_completed event)
+    "codex/exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl": {
+        "encoded-user-path": 2,
+        "user-path": 2,
+    },
+    # the same author's code-mode cell that failed to spawn the sandbox: its error quotes his PATH, four entries under
+    # /home/<name>/
+    "codex/rollout-2026-09-28T18-45-50-01a0e956-6bb5-7370-9458-d1fcebfadc20.excerpt.jsonl": {"user-path": 4},
     # real Copilot CLI 1.0.78 sessions (WildChildForLife/lantern): the session-state folder under /home/agent, the
     # container user's home, once each: a true user path
     "copilot_cli/lantern/session-state/049410b4-c1df-44ee-87a5-caa1c349091e/events.jsonl": {"user-path": 1},

@@ -104,6 +104,12 @@ CONTEXTUAL_USER_MARKERS = {
     "<turn_aborted>": ("</turn_aborted>", "turn_aborted"),
     "<subagent_notification>": ("</subagent_notification>", "subagent_notification"),
     "<goal_context>": ("</goal_context>", "goal_context"),
+    # 0.15x: codex-rs's newer matchers. A hook's prompt (a Stop hook that blocks a turn's end, say) has attributes
+    # in its open tag: ``<hook_prompt hook_run_id="…">``; codex-rs reads it as a HookPrompt item, not user input.
+    "<hook_prompt": ("</hook_prompt>", "hook_prompt"),
+    "<recommended_plugins>": ("</recommended_plugins>", "recommended_plugins"),
+    "<codex_internal_context": ("</codex_internal_context>", "internal_context"),
+    "<external_context": ("</external_context>", "external_context"),
 }
 
 
@@ -121,15 +127,55 @@ def contextual(text: str) -> str | None:
     return None
 
 
+#: codex-cli 0.15x tags each part of a message with a kind (``internal_chat_message_metadata_passthrough.
+#: content_item_kinds``: ``user.text`` for what the user typed; ``environments.environment_context``,
+#: ``plugins.recommendations``, ``hooks.additional_context``, … for what Codex wrote). codex-rs's own rule
+#: (``is_user_authorization_message``): a message is the user's when its kinds are missing, fewer or more than its
+#: parts, or one of them is ``user.…`` or one of these; otherwise Codex wrote every part of it.
+USER_KINDS = frozenset({"", "unknown", "images.preparation_error", "images.unsupported", "audio.unsupported"})
+KINDS_KEY = ("internal_chat_message_metadata_passthrough", "content_item_kinds")
+
+
+def context_by_kinds(item: dict) -> str | None:
+    """The context name of a ``message`` item whose every part codex-rs tagged as its own (``KINDS_KEY``, codex-rs's
+    rule above): its first kind, for a fragment no marker of ``CONTEXTUAL_USER_MARKERS`` names yet; else None.
+
+    >>> meta = {"content_item_kinds": ["app.context"]}
+    >>> context_by_kinds({"content": [{"text": "<app-context>x</app-context>"}], KINDS_KEY[0]: meta})
+    'app.context'
+    >>> context_by_kinds({"content": [{"text": "hi"}], KINDS_KEY[0]: {"content_item_kinds": ["user.text"]}})
+    """
+    meta = item.get(KINDS_KEY[0])
+    kinds = meta.get(KINDS_KEY[1]) if isinstance(meta, dict) else None
+    content = item.get("content")
+    if not isinstance(kinds, list) or not kinds or not isinstance(content, list) or len(kinds) != len(content):
+        return None
+    if not all(isinstance(k, str) and k not in USER_KINDS and not k.startswith("user.") for k in kinds):
+        return None
+    return kinds[0]
+
+
 #: The start of an output Codex writes for a call that failed without an exit code: an MCP call's error
 #: (codex-rs ``mcp_tool_call``: ``format!("tool call error: {e:?}")``). The call's ``response`` is
 #: ``{"status": "error"}`` (a failure in ``tool_stats``). Exit codes are ``reader.exit_code``'s.
 FAILED_OUTPUT_PREFIXES = ("tool call error: ",)
 
+#: The status line codex-rs's code mode puts first in an ``exec`` output (``format_script_status``: ``Script
+#: completed``, ``Script failed`` when the cell threw, ``Script running with cell ID N``, ``Script terminated``), and
+#: the key of a command's JSON result part that holds its exit code (``{chunk_id, …, exit_code, output}``).
+CODE_MODE_FAILED = "Script failed\n"
+CODE_MODE_EXIT = "exit_code"
+
 #: The event that reports a command's end (codex-rs ``ExecCommandEndEvent {call_id, exit_code, …}``; persisted in
 #: the "extended" event mode, seen with 0.146-0.149 rollouts): its ``exit_code`` is the exit code of the call whose
 #: ``call_id`` it names, before what the output's text says (a code-mode ``exec`` output is a list of parts).
 EXEC_END = "exec_command_end"
+
+#: The event that ends a turn, and its key that codex-cli 0.160 sets when the API failed the turn (``{message,
+#: codex_error_info}``, e.g. ``internal_server_error``; ``last_agent_message`` null): counted in
+#: ``/meta/codex/counts`` under ``API_ERROR_COUNT``, the key ``pc.flags`` reads as ``api_error``.
+TASK_COMPLETE, TASK_ERROR = "task_complete", "error"
+API_ERROR_COUNT = "task_complete/api_error"
 
 #: token_count usage key → Storyline metrics key (ATIF's metric names); the rest go to metrics.extra
 USAGE = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "cached_input_tokens": "cached_tokens"}

@@ -40,6 +40,9 @@ from .fields import (
     AGENT_MESSAGE,
     AGENT_MESSAGE_ROUTE,
     AGENT_MESSAGE_TEXT,
+    API_ERROR_COUNT,
+    CODE_MODE_EXIT,
+    CODE_MODE_FAILED,
     COMPACTION_ITEMS,
     EXEC_END,
     EXEC_FIRST,
@@ -55,13 +58,16 @@ from .fields import (
     PRE_WRAPPER_HEADER,
     REL_FORK,
     SESSION,
+    TASK_COMPLETE,
+    TASK_ERROR,
     WRAPPER_TYPES,
+    context_by_kinds,
     contextual,
     usage_metrics,
 )
 from .line_keeping import LineKeeping
 
-__all__ = ["exit_code", "layout_of", "parent_thread", "read_rollout"]
+__all__ = ["code_mode_outcome", "exit_code", "layout_of", "parent_thread", "read_rollout"]
 
 # An exec output's exit code in its text: the unified exec's "Process exited with code N", the shell's "Exit code:
 # N", and a sandbox refusal (codex-rs ``SandboxErr::Denied``: "failed in sandbox … with execution error: sandbox
@@ -123,6 +129,31 @@ def exit_code(output: Any) -> int | None:
         return code if type(code) is int and -(2**63) <= code < 2**63 else None
     m = _EXIT.search(output[:4096])
     return int(m.group(1)) if m else None
+
+
+def code_mode_outcome(output: Any) -> tuple[int | None, bool]:
+    """``(exit code, failed)`` of a code-mode ``exec`` output (a list of ``input_text`` parts): the exit code of its
+    commands' JSON result parts (the first that is not 0, else 0; None when none reports one), and whether its status
+    line says the cell failed (``fields.CODE_MODE_FAILED``).
+
+    >>> code_mode_outcome([{"type": "input_text", "text": "Script completed\\nWall time 0.1 seconds\\nOutput:\\n"},
+    ...                    {"type": "input_text", "text": '{"chunk_id":"5d","exit_code":0,"output":"a1"}'}])
+    (0, False)
+    >>> code_mode_outcome([{"type": "input_text", "text": "Script failed\\nWall time 0.0 seconds\\nOutput:\\n"}])
+    (None, True)
+    """
+    texts = [p.get("text") for p in output if isinstance(p, dict)] if isinstance(output, list) else []
+    if not texts or not isinstance(texts[0], str):
+        return None, False
+    codes = []
+    for text in texts[1:]:
+        if isinstance(text, str) and text.startswith("{"):
+            ok, value = try_loads(text)
+            code = value.get(CODE_MODE_EXIT) if ok and isinstance(value, dict) else None
+            if type(code) is int and -(2**63) <= code < 2**63:
+                codes.append(code)
+    code = next((c for c in codes if c != 0), 0) if codes else None
+    return code, texts[0].startswith(CODE_MODE_FAILED)
 
 
 def _rolled_back(items: list[tuple[int, Any]]) -> tuple[set[int], int]:
@@ -256,6 +287,7 @@ class _Reader(LineKeeping):
         self.pending: dict | None = None
         self.unattributed: dict[str, int] = {}
         self.interrupted = 0  # turn_aborted events of reason "interrupted": the user stopped the agent
+        self.api_errors = 0  # task_complete events with an error: turns the API failed
         self.exec_ends: dict[str, int] = {}  # exec_command_end: call_id → exit code
         self.line: int | None = None
         self.history_start: int | None = None  # fields.HISTORY_START of the session's meta
@@ -323,6 +355,8 @@ class _Reader(LineKeeping):
             cid, code = payload.get("call_id"), payload.get("exit_code")
             if isinstance(cid, str) and type(code) is int and -(2**63) <= code < 2**63:
                 self.exec_ends[cid] = code
+        elif kind == "event_msg" and payload.get("type") == TASK_COMPLETE and isinstance(payload.get(TASK_ERROR), dict):
+            self.api_errors += 1  # the API failed the turn: no answer follows its prompt
         elif kind == "event_msg" and payload.get("type") == "turn_aborted" and payload.get("reason") == "interrupted":
             # Codex's TurnAbortReason is interrupted, replaced or review_ended: only the first is the user's.
             self.interrupted += 1
@@ -428,7 +462,7 @@ class _Reader(LineKeeping):
             elif turn["src"] == "user" and kind == AGENT_MESSAGE:
                 route = {k: item[k] for k in AGENT_MESSAGE_ROUTE if isinstance(item.get(k), str)}
                 turn.update(copied=True, kind="context", extra={NAME: {"context": AGENT_MESSAGE, **route}})
-            elif turn["src"] == "user" and (context := _contextual(turn.get("msg"))) is not None:
+            elif turn["src"] == "user" and (context := _contextual(turn.get("msg")) or context_by_kinds(item)):
                 turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):
                 t = None
@@ -494,11 +528,17 @@ class _Reader(LineKeeping):
                 call = calls.get(tcid)
                 content = res.get("content")
                 code = self.exec_ends.get(source.get(tcid, tcid)) if call is not None else None
+                failed = False
                 if code is None and call is not None:
-                    code = exit_code(content)
+                    code, failed = (
+                        code_mode_outcome(content) if isinstance(content, list) else (exit_code(content), False)
+                    )
                 if code is not None:
-                    call["response"] = {"exit_code": code, **({"status": "error"} if code != 0 else {})}
-                elif call is not None and isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES):
+                    failed = failed or code != 0
+                    call["response"] = {"exit_code": code, **({"status": "error"} if failed else {})}
+                elif call is not None and (
+                    failed or (isinstance(content, str) and content.startswith(FAILED_OUTPUT_PREFIXES))
+                ):
                     call["response"] = {"status": "error"}
 
     # ------------------------------------------------------------------------------------------ finish
@@ -522,6 +562,8 @@ class _Reader(LineKeeping):
             hints["unattributed_usage"] = self.unattributed
         if self.interrupted:
             hints[INTERRUPTED] = self.interrupted
+        if self.api_errors:
+            hints["counts"] = {API_ERROR_COUNT: self.api_errors}
         meta: dict[str, Any] = {HINTS: hints}
         if self.builder.source_ids:
             meta[SOURCE_CALL_IDS] = self.builder.source_ids

@@ -185,7 +185,9 @@ def test_each_response_gets_its_own_token_count(path):
                 first = "before" if not runs else "after"
             if first == "before":
                 pending = last
-            elif open_run and runs[-1] is None:
+            elif runs and runs[-1] is None:
+                # the latest response, when it has no count yet: a message can come between (codex-cli 0.156.1
+                # writes a hook's developer message between a call and its response's count, the exec excerpt)
                 runs[-1] = last
             open_run = False
         elif kind == "response_item" and (
@@ -224,3 +226,62 @@ def test_codex_failure_texts_mark_the_call_failed():
     assert all(calls[k]["response"] == {"status": "error"} for k in mcp)
     stats = {s["tool"]: s for s in pc.compute_tool_stats(story)}
     assert stats["memory__add_observations"]["failure"] == 2 and stats["shell"]["failure"] == 1
+
+
+def test_hook_messages_of_a_0_156_1_exec_run_and_a_0_160_0_stop_hook():
+    """codex-cli 0.156.1 (``codex exec``, real lines): hooks add developer messages (``content_item_kinds``
+    ``hooks.additional_context``), one of them between the call and its output, and a Stop hook blocks the end of
+    the turn with a ``<hook_prompt hook_run_id=…>`` user-role message the model answers; codex-cli 0.160.0 writes
+    the same (a line-level ``metadata.retained_source``). By hand: 1 prompt, 2 developer messages, 1 call and its
+    output, 3 answers (a commentary with the call, 2 final), 3 new token counts, 1 hook prompt."""
+    story = _story(DATA / "exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl")
+    turns = story["turns"]
+    assert [t["src"] for t in turns] == ["user", "developer", "agent", "developer", "agent", "user", "agent"]
+    hook = turns[5]
+    assert hook["copied"] is True and hook["extra"] == {"codex": {"context": "hook_prompt"}}
+    assert [(t.get("metrics") or {}).get("prompt_tokens") for t in turns if t["src"] == "agent"] == [
+        17022,
+        17348,
+        17454,
+    ]
+    roles = [m["role"] for m in pc.to_messages(story)["messages"]]
+    assert roles == ["user", "developer", "assistant", "tool", "developer", "assistant", "user", "assistant"]
+    kept = pc.to_messages(story, drop_copied=True)["messages"]
+    assert [m["content"] for m in kept if m["role"] == "user"] == [turns[0]["msg"]]  # the hook's words left out
+    assert pc.flags(story) == []
+    (newest,) = codex.decode(
+        (DATA / "rollout-2026-10-02T23-50-15-01a0ff06-91f2-72a2-9e94-51f14fc820f5.excerpt.jsonl").read_bytes(), "f"
+    )
+    assert [(t["src"], t.get("kind")) for t in newest["turns"]] == [("user", "context"), ("agent", None)]
+
+
+def test_a_turn_the_api_failed_is_counted_as_an_api_error():
+    """codex-cli 0.160.0 (real lines): a provider's HTTP 500 on a session's second prompt ends the turn with a
+    ``task_complete`` that holds ``error {message, codex_error_info}`` and ``last_agent_message: null``; nothing
+    else in the rollout says the prompt got no answer. By hand: 1 prompt, 0 answers, 1 failed turn."""
+    path = DATA / "rollout-2026-10-03T03-47-59-01a0ffe0-35ff-75b3-88ba-177ce3b1052d.excerpt.jsonl"
+    story = _story(path)
+    assert [(t["src"], t["msg"]) for t in story["turns"]] == [("user", "Reply with the single word: again.")]
+    assert story["meta"]["codex"]["counts"] == {"task_complete/api_error": 1}
+    assert pc.flags(story) == ["incomplete", "api_error"]
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == _lines(path)  # the event stays whole
+    lines = _lines(path)
+    del lines[-1]["payload"]["error"]  # the same turn ended without an error: no count
+    (ok,) = codex.decode(b"".join(orjson.dumps(x) + b"\n" for x in lines), path.name)
+    assert "counts" not in ok["meta"]["codex"] and "api_error" not in pc.flags(ok)
+
+
+def test_a_code_mode_cell_s_status_and_exit_codes_make_its_outcome():
+    """codex-cli 0.156.1 code mode (real lines): the first ``exec`` cell fails to spawn the sandbox (``Script
+    failed`` + ``Script error: exec_command failed: CreateProcess …``), the escalated retry leaves a cell running
+    (``Script running with cell ID 6``, a plain string output), then the answer. By hand: 1 prompt, 2 calls, 2
+    outputs (1 failed), 1 commentary and 1 answer, 3 new token counts → 4 turns; tool_stats exec 2 calls, 1 failure.
+    The exec run's output (a JSON part with ``exit_code`` 0) gives exit code 0."""
+    story = _story(DATA / "rollout-2026-09-28T18-45-50-01a0e956-6bb5-7370-9458-d1fcebfadc20.excerpt.jsonl")
+    calls = [c for t in story["turns"] for c in t.get("tool_calls") or ()]
+    assert [c.get("response") for c in calls] == [{"status": "error"}, None]
+    assert pc.story_to_row(story)["tool_stats"] == [{"tool": "exec", "count": 2, "success": 1, "failure": 1}]
+    assert [(t.get("metrics") or {}).get("prompt_tokens") for t in story["turns"]] == [None, 25140, 25383, 25496]
+    run3 = _story(DATA / "exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl")
+    (call,) = [c for t in run3["turns"] for c in t.get("tool_calls") or ()]
+    assert call["response"] == {"exit_code": 0}

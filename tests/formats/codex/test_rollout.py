@@ -15,6 +15,7 @@ import pchronicle_datasets as pc
 from pchronicle_datasets import NoConversationError
 from pchronicle_datasets.formats import codex, detect
 from pchronicle_datasets.formats.residual import source_fields
+from pchronicle_datasets.linking import answered_by_provider
 
 DATA = Path(__file__).parents[2] / "data" / "codex"
 CHILD = DATA / "rollback-subagent.written.jsonl"
@@ -59,6 +60,11 @@ def test_every_hosted_call_type_is_a_call_and_binary_results_stay_residual():
     assert source_fields(story, "codex")["fields"]["/16"]["type"] == "world_state"  # an unknown line, kept
     late = [r for t in story["turns"] for r in (t.get("observation") or {}).get("results") or ()]
     assert late == [{"content": "late", "source_call_id": "nobody"}]  # an output no call of the file answers
+    # the image came back in its own item (residual): answered by the provider; the tool search, whose output this
+    # written file leaves out, is what keeps the flag
+    assert [answered_by_provider(c) for c in calls] == [False, True]
+    del story["turns"][1]["tool_calls"][0]
+    assert "tool_call_unanswered" not in pc.flags(story)
 
 
 def test_a_child_says_its_parent_alone_and_the_parent_lists_it_when_loaded_together(tmp_path):
@@ -222,7 +228,27 @@ def test_a_turn_the_user_interrupted_is_counted_and_flagged():
         ("<user_shell_command>echo hi</user_shell_command>", "user_shell_command"),
         ("<skill>\n<name>demo</name>\n<path>skills/demo/SKILL.md</path>\nbody\n</skill>", "skill"),
         ("<turn_aborted>\n  <turn_id>t-1</turn_id>\n  <reason>interrupted</reason>\n</turn_aborted>", "turn_aborted"),
+        # codex-cli 0.160.0, a Stop hook's block reason as Codex wrote it (a real rollout's line, path shortened)
+        (
+            '<hook_prompt hook_run_id="stop:3:/tmp/codex-home/hooks.json">kit-blocker: one more step before stopping.'
+            " Run the shell command `sleep 12` with your shell tool, then reply with the single line: kit-blocker"
+            " acknowledged.</hook_prompt>",
+            "hook_prompt",
+        ),
+        (
+            '<hook_prompt hook_run_ids="[&quot;hook-run-1&quot;,&quot;hook-run-2&quot;]">Retry with care &amp; joy.'
+            "</hook_prompt>",
+            "hook_prompt",
+        ),
+        (
+            "<recommended_plugins>\nHere is a list of plugins that are available but not installed.\n\n- Box"
+            " (box@openai-curated-remote)\n</recommended_plugins>",
+            "recommended_plugins",
+        ),
+        ('<codex_internal_context source="goals">\nKeep going.\n</codex_internal_context>', "internal_context"),
+        ('<external_context source="hook" kind="untrusted">\nbuild is red\n</external_context>', "external_context"),
         ("hello", None),
+        ("<hook_prompt> is what Codex writes for a hook", None),
         ("fix the <skill> parser", None),
         ("<environment_context> is the tag to parse", None),  # a start marker without its end: the user's words
     ],
@@ -250,6 +276,40 @@ def test_a_message_codex_writes_itself_is_a_context_turn(text, context):
     kept = [m["content"] for m in pc.to_messages(row, drop_copied=True)["messages"] if m["role"] == "user"]
     assert kept == (["fix it"] if context else [text, "fix it"])
     assert pc.flags(story) == []  # a session prefix is not a reason to leave the conversation out
+
+
+@pytest.mark.parametrize(
+    ("kinds", "context"),
+    [  # codex-cli 0.15x tags each part (real: environment contexts, a plugin list, user.text, a hook prompt's unknown)
+        (["app.context"], "app.context"),  # a fragment no marker names: codex-rs's own tags say Codex wrote it
+        (["plugins.recommendations", "environments.environment_context"], "plugins.recommendations"),
+        (["user.text"], None),
+        (["unknown"], None),
+        (["app.context", "user.text"], None),  # one part the user's: the message is the user's
+        (["app.context", "app.context", "app.context"], None),  # more kinds than parts: codex-rs stays conservative
+        ([], None),
+    ],
+)
+def test_codex_s_own_part_tags_make_a_message_context(kinds, context):
+    parts = [
+        {"type": "input_text", "text": "<app-context>ide: vscode</app-context>"},
+        {"type": "input_text", "text": "x"},
+    ]
+    payload = {"type": "message", "role": "user", "content": parts[: max(1, min(len(kinds), 2))]}
+    payload["internal_chat_message_metadata_passthrough"] = {"content_item_kinds": kinds}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cli_version": "0.156.1"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": payload},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}},
+    ]  # fmt: skip
+    (story,) = codex.decode("".join(orjson.dumps(x).decode() + "\n" for x in lines), "f.jsonl")
+    first = story["turns"][0]
+    if context is None:
+        assert "copied" not in first
+    else:
+        assert first["copied"] is True and first["extra"] == {"codex": {"context": context}}
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
 
 
 SEAT = DATA / "rollout-2026-09-28T13-01-37-01a0e81b-4af7-7330-a113-bad47ba77c3e.excerpt.jsonl"
@@ -548,3 +608,44 @@ def test_an_exec_command_end_event_gives_its_call_the_exit_code():
     assert pc.story_to_row(story)["tool_stats"][0]["failure"] == 1
     assert source_fields(story, "codex")["fields"]["/3"] == lines[3]  # the event stays residual whole
     assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == lines
+
+
+# Two real lines of a 2026-07-03 rollout quoted verbatim in a public test (the event written 4 ms before its item),
+# then an open_page search whose item has no id (as a 2026-05-23 rollout quoted in another public test writes it)
+# and its event, then the answer: docs/formats/codex.md, "Web search".
+WEB_SEARCH = b"\n".join(
+    [
+        b'{"timestamp":"2026-07-03T14:50:40.000Z","type":"session_meta","payload":{"id":"ws-session","cli_version":"0.160.0","originator":"codex-tui"}}',
+        b'{"timestamp":"2026-07-03T14:50:41.200Z","type":"response_item","payload":{"type":"message","role":"user"'
+        b',"content":[{"type":"input_text","text":"what is argus?"}]}}',
+        b'{"timestamp":"2026-07-03T14:50:46.915Z","type":"event_msg","payload":{"type":"web_search_end","call_id":"ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e","query":"argus","action":{"type":"search","query":"argus","queries":["argus"]}}}',
+        b'{"timestamp":"2026-07-03T14:50:46.919Z","type":"response_item","payload":{"type":"web_search_call","id":"ws_0ba50992c17b4203016a47cc4297208191bb367cf8b5a7ba1e","status":"completed","action":{"type":"search","query":"argus","queries":["argus"]}}}',
+        b'{"timestamp":"2026-07-03T14:50:47.919Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"open_page","url":"https://example.org/argus"}}}',
+        b'{"timestamp":"2026-07-03T14:50:47.920Z","type":"event_msg","payload":{"type":"web_search_end","call_id":"ws_2","query":"https://example.org/argus","action":{"type":"open_page","url":"https://example.org/argus"}}}',
+        b'{"timestamp":"2026-07-03T14:50:49.000Z","type":"response_item","payload":{"type":"message","role":"assistant"'
+        b',"content":[{"type":"output_text","text":"Argus is a giant."}],"phase":"final_answer"}}',
+    ]
+)
+
+
+def test_a_hosted_web_search_has_no_result_and_is_not_unanswered():
+    (story,) = codex.decode(WEB_SEARCH, "rollout-ws.jsonl")
+    user, agent = story["turns"]
+    assert (user["src"], agent["src"], agent["msg"]) == ("user", "agent", "Argus is a giant.")
+    assert [(c["fn"], c["kind"], c["args"]["type"]) for c in agent["tool_calls"]] == [
+        ("web_search", "web_search", "search"),
+        ("web_search", "web_search", "open_page"),
+    ]
+    assert "observation" not in agent  # the results stayed with OpenAI: nothing answers the calls
+    fields = source_fields(story, "codex")["fields"]
+    assert fields["/2"]["payload"]["type"] == fields["/5"]["payload"]["type"] == "web_search_end"  # residual whole
+    assert pc.flags(story) == []  # answered by the provider, not "tool_call_unanswered"
+    (assistant,) = [m for m in pc.to_messages(story)["messages"] if m["role"] == "assistant"]
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["web_search", "web_search"]
+    assert [m["role"] for m in pc.to_messages(story)["messages"]] == ["user", "assistant"]  # no tool message
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == [
+        orjson.loads(x) for x in WEB_SEARCH.splitlines()
+    ]
+    # a call the harness runs still waits for its result
+    story["turns"][1]["tool_calls"].append({"tcid": "c1", "fn": "exec_command", "args": {}})
+    assert pc.flags(story) == ["tool_call_unanswered"]
