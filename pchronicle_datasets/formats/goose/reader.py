@@ -28,6 +28,7 @@ from .fields import (
     CALL_VALUE_KEYS,
     CONTENT,
     INFERENCE_MODEL,
+    LEGACY_HINTS,
     LEGACY_LIST,
     MODEL_CONFIG,
     MODEL_NAME,
@@ -86,7 +87,8 @@ def _response_form(part: dict[str, Any]) -> str | None:
 
 
 class _Reader:
-    def __init__(self, document_id: str | None) -> None:
+    def __init__(self, document_id: str | None, jsonl: dict[str, bool] | None = None) -> None:
+        self.jsonl = jsonl
         self.kept = Residual(NAME, document_id)
         self.used: set[str] = set()
         self.renamed: dict[str, str] = {}
@@ -137,6 +139,8 @@ class _Reader:
                 raise FormatError("no message this reader can read: nothing to read as turns", pointer="/conversation")
             raise NoConversationError("the session holds no message", pointer="/conversation")
         story["meta"] = {NAME: {"version": 1, "layout": layout}}
+        if self.jsonl is not None:  # a session file from before the database (legacy.py): for the writer
+            story["meta"][NAME][LEGACY_HINTS] = self.jsonl
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed
         return kept.finish(story)
@@ -303,7 +307,9 @@ class _Reader:
         return [{"type": "text", "text": b["text"]} for b in blocks]
 
 
-def read_session(value: dict[str, Any], document_id: str | None = None) -> dict[str, Any]:
-    """The Storyline document of one session (``value`` as ``sniff`` accepts it); ``FormatError`` with its
-    pointer."""
-    return _Reader(document_id).story(value)
+def read_session(
+    value: dict[str, Any], document_id: str | None = None, jsonl: dict[str, bool] | None = None
+) -> dict[str, Any]:
+    """The Storyline document of one session (``value`` as ``sniff`` accepts it, or as ``legacy.session``
+    assembles it from a file before the database, ``jsonl`` its hints); ``FormatError`` with its pointer."""
+    return _Reader(document_id, jsonl).story(value)
