@@ -25,8 +25,12 @@ SESSION_BOOL_COLUMNS = ("user_set_name",)
 #: ``sessions`` / ``messages`` columns holding SQLite's UTC text ``YYYY-MM-DD HH:MM:SS`` (serde prints RFC 3339).
 SESSION_TIME_COLUMNS = ("created_at", "updated_at", "archived_at")
 MESSAGE_TIME_COLUMNS = ("timestamp",)
-#: The legacy name column: left out when it holds its default ``''`` (``name`` supersedes it).
+#: The legacy name column: left out when it holds its default ``''`` (``name`` supersedes it). Goose names a session
+#: by it when ``name`` is absent or empty (``Session``'s ``#[serde(alias = "description")]`` on ``name``, and
+#: ``from_row``: ``name``, else ``description``): the reader's ``/notes`` then (derived: it stays residual), and
+#: ``/meta/goose/notes`` says so to the writer (``NOTES_FROM``).
 LEGACY_NAME = "description"
+NOTES_FROM = "notes"
 #: ``messages`` columns → message keys (the message's ``id`` is ``message_id``); ``messages.id`` (the row order)
 #: and ``session_id`` are given by the shape; ``tokens`` is kept only when not NULL (an unused column).
 MESSAGE_COLUMNS = {"message_id": "id", "role": "role", "created_timestamp": "created"}

@@ -30,10 +30,12 @@ from .fields import (
     INFERENCE_MODEL,
     LEGACY_HINTS,
     LEGACY_LIST,
+    LEGACY_NAME,
     MODEL_CONFIG,
     MODEL_NAME,
     NAME,
     NEVER_RAN,
+    NOTES_FROM,
     REQUEST_KEYS,
     RESIDUAL,
     RESPONSE_KEYS,
@@ -109,7 +111,7 @@ class _Reader:
         for key, v in value.items():
             if key == "working_dir" and type(v) is str:
                 story["task"] = {"env": {"state": {"cwd": v}}}
-            elif key == "name" and type(v) is str:
+            elif key == "name" and type(v) is str and (v or not _nonempty(value.get(LEGACY_NAME))):
                 story["notes"] = v
             elif key == "created_at" and type(v) is str and is_time(v):
                 story["started_at"] = v
@@ -124,6 +126,10 @@ class _Reader:
                 continue
             elif key not in ("id", "conversation"):
                 kept.keep(f"/{escape(key)}", v)
+        # Goose's own rule: a session without a name is named by its description (fields.LEGACY_NAME)
+        named_by = LEGACY_NAME if "notes" not in story and _nonempty(value.get(LEGACY_NAME)) else None
+        if named_by is not None:
+            story["notes"] = value[LEGACY_NAME]
         if not isinstance(conversation, list):
             if conversation is None:
                 raise NoConversationError("the session holds no conversation", pointer="/conversation")
@@ -141,6 +147,8 @@ class _Reader:
         story["meta"] = {NAME: {"version": 1, "layout": layout}}
         if self.jsonl is not None:  # a session file from before the database (legacy.py): for the writer
             story["meta"][NAME][LEGACY_HINTS] = self.jsonl
+        if named_by is not None:  # /notes is the description's copy: the writer writes no name from it
+            story["meta"][NAME][NOTES_FROM] = named_by
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed
         return kept.finish(story)

@@ -22,7 +22,18 @@ from ...losses import report_loss
 from ...pointer import parse
 from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .fields import LEGACY_HINTS, LEGACY_LIST, MODEL_CONFIG, MODEL_NAME, NAME, NEVER_RAN, RESIDUAL, ROLE_OF, USAGE
+from .fields import (
+    LEGACY_HINTS,
+    LEGACY_LIST,
+    MODEL_CONFIG,
+    MODEL_NAME,
+    NAME,
+    NEVER_RAN,
+    NOTES_FROM,
+    RESIDUAL,
+    ROLE_OF,
+    USAGE,
+)
 from .reader import makes_turn
 
 __all__ = ["WRITTEN", "encode"]
@@ -108,6 +119,8 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
     fields = (source_fields(story, NAME) or {}).get("fields") or {}
     shown = (story.get("meta") or {}).get(SOURCE_CALL_IDS) or {}
     out = _session_keys(story)
+    if ((story.get("meta") or {}).get(NAME) or {}).get(NOTES_FROM) is not None:
+        out.pop("name", None)  # /notes is a copy of the description, which the residual gives back
     out["conversation"] = [None] * len(layout)
     calls = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls") or ()}
     turns = iter(story["turns"])

@@ -68,11 +68,12 @@ def test_a_session_file_is_one_session_of_its_messages():
     assert doc["session"] == "20250801_071500"
     assert doc["task"]["env"]["state"]["cwd"] == meta["working_dir"]
     assert [t["ts"] for t in doc["turns"]] == [m["created"] for m in messages if m is not messages[2]]
-    # decision: description stays residual, as the database's legacy name column it was imported into
-    assert "notes" not in doc
+    # the description is the session's name (Goose: Session.name's serde alias), kept as written too
+    assert doc["notes"] == meta["description"] == "Average item price"
     residual = doc["unknown_fields"]["sources"]["goose"]["fields"]
-    assert residual["/description"] == "Average item price" and residual["/extension_data"] == meta["extension_data"]
+    assert residual["/description"] == meta["description"] and residual["/extension_data"] == meta["extension_data"]
     assert doc["meta"]["goose"]["jsonl"] == {"header": True, "named": True}
+    assert doc["meta"]["goose"]["notes"] == "description"
     # the same-source writer gives the file back, line for line
     assert [json.loads(x) for x in goose.encode([doc]).splitlines()] == recs
     assert detect(LEGACY.read_bytes()) is goose
@@ -130,3 +131,38 @@ def test_beside_its_database_the_file_is_left_out(tmp_path, fmt):
     # named alone, the file is read
     ds = load_dataset("pchronicle", fmt, data_files=str(folder / NAME), split="train", cache_dir=str(tmp_path / "d"))
     assert ds["session"] == ["20250801_071500"]
+
+
+@pytest.mark.parametrize(
+    "names,notes",
+    [
+        ({"name": "", "description": "Imported"}, "Imported"),  # a row imported from a file: name empty
+        ({"description": "Imported"}, "Imported"),  # a file's metadata: no name yet
+        ({"name": "Renamed", "description": "Imported"}, "Renamed"),  # the name wins
+        ({"name": ""}, ""),  # an empty name and no description: as written
+    ],
+)
+def test_a_session_without_a_name_is_named_by_its_description(names, notes):
+    # Goose's own rule (Session's #[serde(alias = "description")] on name; from_row: name, else description)
+    message = lines(LEGACY)[1]
+    shape = {"id": "20250801_071500", "working_dir": "/w", "extension_data": {}, **names, "conversation": [message]}
+    (doc,) = goose.decode(json.dumps(shape))
+    assert doc["notes"] == notes
+    assert json.loads(goose.encode([doc])) == shape  # the name is not invented, the description is given back
+
+
+def test_a_later_metadata_line_with_its_own_id():
+    # the shape of Goose's own legacy.rs tests (test_load_legacy_session_without_metadata): the metadata names the
+    # session and its times, the messages have ids
+    meta = {"description": "test", "id": "20240101_120000", "created_at": "2024-01-01T12:00:00Z",
+            "updated_at": "2024-01-01T12:00:00Z", "extension_data": {}, "message_count": 0}  # fmt: skip
+    messages = [
+        {"id": "msg1", "role": "user", "created": 1704110400, "content": [{"type": "text", "text": "Hello"}]},
+        {"id": "msg2", "role": "assistant", "created": 1704110401, "content": [{"type": "text", "text": "Hi there"}]},
+    ]
+    text = "".join(json.dumps(x) + "\n" for x in (meta, *messages))
+    assert detect(text.encode()) is goose
+    doc = read(text.encode(), "other-name.jsonl")
+    assert (doc["session"], doc["started_at"], doc["notes"]) == ("20240101_120000", "2024-01-01T12:00:00Z", "test")
+    assert doc["meta"]["goose"]["jsonl"] == {"header": True, "named": False}
+    assert [json.loads(x) for x in goose.encode([doc]).splitlines()] == [meta, *messages]
