@@ -56,6 +56,8 @@ __all__ = [
 #: them (a database is recognised by its first bytes, not its name: given by name, any database is read).
 DATABASE_EXTENSIONS = (".db",)
 FOLDER_EXTENSIONS = (".json", ".jsonl", ".traj", *DATABASE_EXTENSIONS, ".gz", ".zst", ".bz2", ".xz")
+#: In an ``INDEX_FILES`` name, what separates the file's name from the file that must lie beside it (``index_files``).
+BESIDE = " beside "
 #: The write-ahead log SQLite keeps beside a database in WAL mode: ``<database>-wal``.
 WAL_SUFFIX = "-wal"
 
@@ -83,10 +85,14 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
     name, or its last path parts when it holds a ``/`` (``sessions/x.json``: only in a folder ``sessions``), with
     ``*`` standing for any part of a name (OpenClaw's ``<session id>.trajectory.jsonl``); a name ending in ``/`` is
     a folder, every file below it at any depth (Claude Code's ``tool-results/``). A name with more path parts is
-    tried first: it says more of where the file lies.
+    tried first: it says more of where the file lies. A name ``<name> beside <file>`` (``BESIDE``) matches only
+    when ``<file>`` is listed in the same folder too (Goose's session files from before its database, which it
+    imported into the ``sessions.db`` beside them and left there: the same sessions twice).
 
     >>> list(index_files(["a/sessions/s1.trajectory-path.json", "a/s1.trajectory-path.json", "p/logs.json"]))
     [0, 2]
+    >>> sorted(index_files(["g/20250801_1.jsonl", "g/sessions.db", "h/20250801_2.jsonl"]))
+    [0]
     >>> found = index_files(["p/s.jsonl", "p/s/tool-results/toolu_01.json", "p/s/tool-results/p1/page-1.json"])
     >>> sorted(found), found[1]
     ([1, 2], 'a tool output Claude Code kept apart, too big for the conversation')
@@ -105,22 +111,27 @@ def index_files(names: Sequence[str]) -> dict[int, str]:
         ((k, w) for k, w in known.items() if not k.endswith("/")),
         key=lambda kw: (-kw[0].count("/"), -len(kw[0].replace("*", ""))),
     )
+    listed = {name.replace(os.sep, "/") for name in names}
     out: dict[int, str] = {}
     for i, name in enumerate(names):
         parts = name.replace(os.sep, "/").split("/")
         found = next((folders[p] for p in parts[:-1] if p in folders), None)
         if found is None:
             found = next(
-                (
-                    what
-                    for pattern, what in files
-                    if fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern)
-                ),
+                (what for pattern, what in files if _matches(parts, *pattern.partition(BESIDE)[::2], listed)),
                 None,
             )
         if found is not None:
             out[i] = found
     return out
+
+
+def _matches(parts: list[str], pattern: str, beside: str, listed: set[str]) -> bool:
+    """Whether a file's path ``parts`` match an ``INDEX_FILES`` name (``pattern``, and the file that must be
+    ``beside`` it in ``listed``, when the name says so)."""
+    if not fnmatch.fnmatchcase("/".join(parts[-(pattern.count("/") + 1) :]), pattern):
+        return False
+    return not beside or "/".join([*parts[:-1], beside]) in listed
 
 
 def index_note(names: Sequence[str], paths: Sequence[str] | None = None) -> str | None:

@@ -23,7 +23,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = {
     "claude-code": next((DATA / "claude_code" / "entire_2.1.36_compact").rglob("*.jsonl")),
     "codex": sorted((DATA / "codex").rglob("*.jsonl"))[0],
-    "pi": sorted((DATA / "pi").rglob("*.jsonl"))[0],
+    # not before-compaction.excerpt.jsonl: a branch whose every turn is its parent's copy (docs/formats/pi.md,
+    # "Forks"), which a request/response format writes no row of (its loss is no_agent_turn)
+    "pi": DATA / "pi" / "large-session.excerpt.jsonl",
     "opencode": sorted((DATA / "opencode").rglob("*.json"))[0],
     "gemini-cli": sorted((DATA / "gemini_cli").rglob("*.json"))[0],
     "qwen-code": sorted((DATA / "qwen_code").rglob("chats/*.jsonl"))[0],

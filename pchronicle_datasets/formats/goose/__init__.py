@@ -26,7 +26,8 @@ import orjson
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, read_records
 from ..database import database_input, read_database
-from .fields import DATABASE_TABLES, NAME
+from . import legacy
+from .fields import DATABASE_TABLES, INDEX_FILES, NAME
 from .reader import read_session
 from .sessions_db import sessions
 from .writer import encode
@@ -36,6 +37,7 @@ __all__ = [
     "DATABASE_TABLES",
     "DOCUMENT_SUFFIX",
     "EXTENSION",
+    "INDEX_FILES",
     "KEYS",
     "NAME",
     "OUTPUT",
@@ -56,13 +58,18 @@ DOCUMENT_SUFFIX = ".json"  # convert --per-document names each file {session}.js
 
 def sniff(sample: Any) -> bool:
     """An export: a string ``id`` and ``working_dir``, ``extension_data``, and a ``conversation`` list of messages
-    (objects with ``role`` and a ``content`` list).
+    (objects with ``role`` and a ``content`` list); or the metadata line of a session file from before the
+    database (``legacy.is_metadata``).
 
     >>> sniff({"id": "s", "working_dir": "/w", "extension_data": {}, "conversation": []})
     True
     >>> sniff({"id": "s", "messages": [{"role": "user", "content": "hi"}]})
     False
+    >>> sniff({"working_dir": "/w", "description": "Say hi", "schedule_id": None, "message_count": 2})
+    True
     """
+    if legacy.is_metadata(sample):
+        return True
     if not (
         isinstance(sample, dict)
         and type(sample.get("id")) is str
@@ -107,19 +114,47 @@ def _database_records(con: Any, document_id: str | None) -> Iterator[Record]:
         )
 
 
+def _session_file(lines: list[tuple[int | None, bytes, Any]], document_id: str | None) -> Record:
+    """The one record of a session file from before the database (``legacy``): its document, or the error that
+    refused it, named at its first line."""
+    first = lines[0][0]
+    raw = b"\n".join(r for _, r, _ in lines)
+    try:
+        shape, hints = legacy.session([v for _, _, v in lines], document_id)
+        return Record(first, raw, story=read_session(shape, document_id, hints), value=shape)
+    except PchronicleError as exc:
+        return Record(first, raw, error=exc.with_context(document_id=document_id, line=first))
+
+
 def iter_records(data: Any, document_id: str | None = None, wal: bytes | None = None) -> Iterator[Record]:
-    """The documents of an export (one JSON object; JSON Lines of exports give one each), or of a Goose
+    """The documents of an export (one JSON object; JSON Lines of exports give one each), of a session file from
+    before the database (JSON Lines whose first line is its metadata or a message: one document), or of a Goose
     database (its bytes start with the SQLite magic: one per session; ``wal``, its write-ahead log)."""
     database, data = database_input(data, document_id)
     if database is not None:  # the loaders' open database (its log read with it), or a database's bytes
         yield from read_database(database, document_id, _database_records, wal)
         return
+    # the file's first line decides: a session file's lines are gathered into one document (a line that is not
+    # JSON is an error record of its own; the rest still make the session, as Goose's own reader skips it)
+    lines: list[tuple[int | None, bytes, Any]] = []
+    kind: list[bool] = []
+
+    def each(value: Any, raw: bytes, line: int | None) -> list[Record]:
+        if not kind:
+            kind.append(legacy.starts(value))
+        if kind[0]:
+            lines.append((line, raw, value))
+            return []
+        return [_one(value, raw, document_id, line)]
+
     yield from read_records(
         data,
         document_id,
-        lambda v, raw, d, line, i: [_one(v, raw, document_id, line)],
-        lambda v, text: [_one(v, text, document_id, None)],
+        lambda v, raw, d, line, i: each(v, raw, line),
+        lambda v, text: each(v, text, None),
     )
+    if lines:
+        yield _session_file(lines, document_id)
 
 
 def decode(data: Any, document_id: str | None = None) -> list[dict[str, Any]]:

@@ -25,8 +25,12 @@ SESSION_BOOL_COLUMNS = ("user_set_name",)
 #: ``sessions`` / ``messages`` columns holding SQLite's UTC text ``YYYY-MM-DD HH:MM:SS`` (serde prints RFC 3339).
 SESSION_TIME_COLUMNS = ("created_at", "updated_at", "archived_at")
 MESSAGE_TIME_COLUMNS = ("timestamp",)
-#: The legacy name column: left out when it holds its default ``''`` (``name`` supersedes it).
+#: The legacy name column: left out when it holds its default ``''`` (``name`` supersedes it). Goose names a session
+#: by it when ``name`` is absent or empty (``Session``'s ``#[serde(alias = "description")]`` on ``name``, and
+#: ``from_row``: ``name``, else ``description``): the reader's ``/notes`` then (derived: it stays residual), and
+#: ``/meta/goose/notes`` says so to the writer (``NOTES_FROM``).
 LEGACY_NAME = "description"
+NOTES_FROM = "notes"
 #: ``messages`` columns → message keys (the message's ``id`` is ``message_id``); ``messages.id`` (the row order)
 #: and ``session_id`` are given by the shape; ``tokens`` is kept only when not NULL (an unused column).
 MESSAGE_COLUMNS = {"message_id": "id", "role": "role", "created_timestamp": "created"}
@@ -71,3 +75,37 @@ RESULT_VALUE_KEYS = ("content", "isError")
 CONTENT, LEGACY_LIST, NEVER_RAN = "content", "list", "error"
 #: Layout kind of a part kept residual, whole, in its place.
 RESIDUAL = "r"
+
+# ------------------------------------------------------------------------------------------ before the database
+
+#: Goose wrote each session as ``~/.local/share/goose/sessions/<id>.jsonl`` before ``sessions.db`` (block/goose
+#: ``session/storage.rs``; ``session/legacy.rs`` reads them to import them into the database): a metadata line
+#: (``SessionMetadata``: ``description`` and ``message_count`` required by its deserializer, the others optional),
+#: then one message per line. These are the metadata keys that tell such a line in detection (with the two
+#: required ones): the working folder, the schedule, the token counts, and (later) ``extension_data``, ``recipe``.
+LEGACY_REQUIRED = ("description", "message_count")
+LEGACY_METADATA = (
+    "working_dir",
+    "schedule_id",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "accumulated_total_tokens",
+    "accumulated_input_tokens",
+    "accumulated_output_tokens",
+    "extension_data",
+    "recipe",
+)
+#: ``/meta/goose/jsonl`` of a document read from such a file: ``{header: whether its first line is the metadata,
+#: named: whether its id is the file's name}`` (the writer gives the file back from it).
+LEGACY_HINTS = "jsonl"
+#: Goose 1.10 imported those files into the ``sessions.db`` it created beside them and left them there: a folder
+#: holding both would give each such session twice, so a folder's listing leaves the files out when the database is
+#: beside them, and says so (``sidecars.index_files``: `` beside `` names the file that must be in the same folder).
+INDEX_FILES = {
+    "*.jsonl beside sessions.db": (
+        "a Goose session file from before its database, which Goose imported into the sessions.db beside it "
+        "(give it as data_files to read it anyway)"
+    ),
+}
+LEGACY_SUFFIX = ".jsonl"

@@ -28,11 +28,14 @@ from .fields import (
     CALL_VALUE_KEYS,
     CONTENT,
     INFERENCE_MODEL,
+    LEGACY_HINTS,
     LEGACY_LIST,
+    LEGACY_NAME,
     MODEL_CONFIG,
     MODEL_NAME,
     NAME,
     NEVER_RAN,
+    NOTES_FROM,
     REQUEST_KEYS,
     RESIDUAL,
     RESPONSE_KEYS,
@@ -86,7 +89,8 @@ def _response_form(part: dict[str, Any]) -> str | None:
 
 
 class _Reader:
-    def __init__(self, document_id: str | None) -> None:
+    def __init__(self, document_id: str | None, jsonl: dict[str, bool] | None = None) -> None:
+        self.jsonl = jsonl
         self.kept = Residual(NAME, document_id)
         self.used: set[str] = set()
         self.renamed: dict[str, str] = {}
@@ -107,7 +111,7 @@ class _Reader:
         for key, v in value.items():
             if key == "working_dir" and type(v) is str:
                 story["task"] = {"env": {"state": {"cwd": v}}}
-            elif key == "name" and type(v) is str:
+            elif key == "name" and type(v) is str and (v or not _nonempty(value.get(LEGACY_NAME))):
                 story["notes"] = v
             elif key == "created_at" and type(v) is str and is_time(v):
                 story["started_at"] = v
@@ -122,6 +126,10 @@ class _Reader:
                 continue
             elif key not in ("id", "conversation"):
                 kept.keep(f"/{escape(key)}", v)
+        # Goose's own rule: a session without a name is named by its description (fields.LEGACY_NAME)
+        named_by = LEGACY_NAME if "notes" not in story and _nonempty(value.get(LEGACY_NAME)) else None
+        if named_by is not None:
+            story["notes"] = value[LEGACY_NAME]
         if not isinstance(conversation, list):
             if conversation is None:
                 raise NoConversationError("the session holds no conversation", pointer="/conversation")
@@ -137,6 +145,10 @@ class _Reader:
                 raise FormatError("no message this reader can read: nothing to read as turns", pointer="/conversation")
             raise NoConversationError("the session holds no message", pointer="/conversation")
         story["meta"] = {NAME: {"version": 1, "layout": layout}}
+        if self.jsonl is not None:  # a session file from before the database (legacy.py): for the writer
+            story["meta"][NAME][LEGACY_HINTS] = self.jsonl
+        if named_by is not None:  # /notes is the description's copy: the writer writes no name from it
+            story["meta"][NAME][NOTES_FROM] = named_by
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed
         return kept.finish(story)
@@ -303,7 +315,9 @@ class _Reader:
         return [{"type": "text", "text": b["text"]} for b in blocks]
 
 
-def read_session(value: dict[str, Any], document_id: str | None = None) -> dict[str, Any]:
-    """The Storyline document of one session (``value`` as ``sniff`` accepts it); ``FormatError`` with its
-    pointer."""
-    return _Reader(document_id).story(value)
+def read_session(
+    value: dict[str, Any], document_id: str | None = None, jsonl: dict[str, bool] | None = None
+) -> dict[str, Any]:
+    """The Storyline document of one session (``value`` as ``sniff`` accepts it, or as ``legacy.session``
+    assembles it from a file before the database, ``jsonl`` its hints); ``FormatError`` with its pointer."""
+    return _Reader(document_id, jsonl).story(value)

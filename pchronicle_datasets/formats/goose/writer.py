@@ -22,7 +22,18 @@ from ...losses import report_loss
 from ...pointer import parse
 from ..layout import report_unwritten
 from ..residual import envelope, other_sources, source_fields
-from .fields import LEGACY_LIST, MODEL_CONFIG, MODEL_NAME, NAME, NEVER_RAN, RESIDUAL, ROLE_OF, USAGE
+from .fields import (
+    LEGACY_HINTS,
+    LEGACY_LIST,
+    MODEL_CONFIG,
+    MODEL_NAME,
+    NAME,
+    NEVER_RAN,
+    NOTES_FROM,
+    RESIDUAL,
+    ROLE_OF,
+    USAGE,
+)
 from .reader import makes_turn
 
 __all__ = ["WRITTEN", "encode"]
@@ -108,6 +119,8 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
     fields = (source_fields(story, NAME) or {}).get("fields") or {}
     shown = (story.get("meta") or {}).get(SOURCE_CALL_IDS) or {}
     out = _session_keys(story)
+    if ((story.get("meta") or {}).get(NAME) or {}).get(NOTES_FROM) is not None:
+        out.pop("name", None)  # /notes is a copy of the description, which the residual gives back
     out["conversation"] = [None] * len(layout)
     calls = {c["tcid"]: c for t in story["turns"] for c in t.get("tool_calls") or ()}
     turns = iter(story["turns"])
@@ -239,6 +252,16 @@ def _created(message: dict[str, Any]) -> dict[str, Any]:
     return {"created": message["created"]} if "created" in message else {}
 
 
+def _session_file(value: dict[str, Any], jsonl: dict[str, Any]) -> str:
+    """A session read from a file before the database (``legacy.py``), given back as that file: its metadata line
+    (the session's keys but the id its name gave and the conversation), then one line per message."""
+    if jsonl.get("named"):
+        value.pop("id", None)
+    conversation = value.pop("conversation")
+    lines = [value, *conversation] if jsonl.get("header") else conversation
+    return "".join(orjson.dumps(line).decode() + "\n" for line in lines)
+
+
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     """The export of one document ("" for none); several are refused (one file per session)."""
     if not stories:
@@ -251,6 +274,9 @@ def encode(stories: list[dict[str, Any]], **options: Any) -> str:
     same = (story.get("origin") or {}).get("format") == NAME and isinstance(layout, list)
     if same and sum(kinds is not None and any(makes_turn(k) for k in kinds) for kinds in layout) == len(story["turns"]):
         value = _same_source(story, layout)
+        jsonl = meta[NAME].get(LEGACY_HINTS)
+        if isinstance(jsonl, dict):
+            return _session_file(value, jsonl)
     else:
         value = _synthesized(story)
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n"

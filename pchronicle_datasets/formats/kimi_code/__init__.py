@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import documents
-from .fields import INDEX_FILES, NAME
+from .fields import INDEX_FILES, NAME, state_of
 from .reader import is_marker, iter_records
 from .writer import encode
 
@@ -43,9 +43,11 @@ __all__ = [
     "NAME",
     "OUTPUT",
     "PER_DOCUMENT",
+    "SIDECAR",
     "decode",
     "encode",
     "iter_records",
+    "sidecar_of",
     "sniff",
 ]
 
@@ -55,6 +57,17 @@ EXTENSION = ".jsonl"
 OUTPUT = "file"
 PER_DOCUMENT = True  # one agent of one session per file: several documents are written with convert --per-document
 DOCUMENT_SUFFIX = ".jsonl"
+SIDECAR = True  # iter_records takes sidecar= (the session's state.json, beside another agent's journal): sidecars.py
+
+
+def sidecar_of(name: str) -> str | None:
+    """The sidecar that informs the journal ``name``: its session's ``state.json`` (which agent started it), for
+    another agent's than ``main``; else None.
+
+    >>> sidecar_of("wd_p/session_1/agents/agent-0/wire.jsonl"), sidecar_of("wd_p/session_1/agents/main/wire.jsonl")
+    ('wd_p/session_1/state.json', None)
+    """
+    return state_of(name)
 
 
 def sniff(sample: Any) -> bool:

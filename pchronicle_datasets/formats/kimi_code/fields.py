@@ -98,6 +98,28 @@ INDEX_FILES = {
 }
 
 
+#: A session's ``state.json`` says which agent started each other one: ``agents[<agent>].parentAgentId`` (Kimi Code's
+#: ``SessionSubagentHost``: the agent whose ``Agent`` or ``AgentSwarm`` call spawned it). The built-in subagents
+#: (``coder``, ``explore``, ``plan``) have no ``Agent`` tool, so theirs is ``main``; a user's agent profile that
+#: lists the tool lets a subagent start its own, whose ``parentAgentId`` is that subagent: a link the folder layout
+#: (every agent beside ``main`` under ``agents/``) cannot give. It is the sidecar of every other agent's journal
+#: (``sidecars.py``).
+STATE = "state.json"
+STATE_AGENTS, PARENT_AGENT = "agents", "parentAgentId"
+
+
+def state_of(name: str) -> str | None:
+    """The ``state.json`` of the session whose journal ``name`` is another agent's than ``main``, else None.
+
+    >>> state_of("wd_p/session_1/agents/agent-1/wire.jsonl"), state_of("wd_p/session_1/agents/main/wire.jsonl")
+    ('wd_p/session_1/state.json', None)
+    """
+    if "parent" not in place_of(name):
+        return None
+    parts = name.replace("\\", "/").split("/")
+    return "/".join([*parts[:-3], STATE])
+
+
 def place_of(document_id: str | None) -> dict[str, Any]:
     """What a journal's path says (``~/.kimi-code/sessions/<work dir>/<session>/agents/<agent>/wire.jsonl``):
     ``session`` (the main agent's: the session folder's name; another agent's ``<session>/agents/<agent>``),

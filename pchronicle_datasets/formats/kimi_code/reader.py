@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import FormatError, NoConversationError
+from ...jsonio import loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ..base import Record, one_document_records
@@ -40,10 +41,13 @@ from .fields import (
     INHERITED,
     LLM_REQUEST,
     LOOP_EVENT,
+    MAIN_AGENT,
     MARKERS,
     NAME,
+    PARENT_AGENT,
     ROLE_SRC,
     SRC_ROLE,
+    STATE_AGENTS,
     STEP_END,
     SUBAGENT_REL,
     SUBAGENT_TASK,
@@ -59,6 +63,7 @@ from .fields import (
     UNDO,
     USER_ORIGINS,
     place_of,
+    state_of,
 )
 
 __all__ = ["INVERSE", "is_marker", "iter_records", "read_journal"]
@@ -109,8 +114,9 @@ def _metrics(usage: Any) -> dict[str, Any] | None:
 class _Journal:
     """One journal being read: the layout (residual and pointer map), the turns, the calls waiting for results."""
 
-    def __init__(self, document_id: str | None, records: dict[int, Any]) -> None:
+    def __init__(self, document_id: str | None, records: dict[int, Any], starter: str | None = None) -> None:
         self.document_id = document_id
+        self.starter = starter  # the agent that started this one, by the session's state.json (fields.STATE)
         self.records = records
         self.lay = Layout(NAME, document_id, INVERSE)
         self.turns: list[dict[str, Any]] = []
@@ -443,7 +449,9 @@ class _Journal:
             story["agent"]["model"] = self.model
         story["turns"] = self.turns
         if "parent" in place:
-            story["parent"] = {"psid": place["parent"], "rel": SUBAGENT_REL}
+            # the session's main agent, unless state.json names another agent as the one that started it
+            above = place["parent"] if self.starter is None else f"{place['parent']}/{AGENTS}/{self.starter}"
+            story["parent"] = {"psid": above, "rel": SUBAGENT_REL}
         if self.subagents:
             # another agent's journal lies at <session>/agents/<agent id>/wire.jsonl (derived links)
             base = place.get("parent") or story["session"]
@@ -482,15 +490,32 @@ def _first_text(content: Any) -> str | None:
     return None
 
 
-def read_journal(data: Any, document_id: str | None = None) -> Iterator[Record]:
+def starter_of(state: bytes | None, document_id: str | None) -> str | None:
+    """The agent that started the one whose journal is ``document_id``, by its session's ``state.json`` (``state``,
+    its bytes): its ``parentAgentId`` when that is another subagent; None when it is ``main`` (what the layout
+    says already), absent, or there is no state. A state that is not JSON is refused with its name, so a broken
+    one is never silently taken for none."""
+    if state is None:
+        return None
+    agent = (document_id or "").replace("\\", "/").split("/")[-2:-1]
+    parsed = loads(state, document_id=state_of(document_id or ""))
+    agents = parsed.get(STATE_AGENTS) if isinstance(parsed, dict) else None
+    entry = agents.get(agent[0]) if isinstance(agents, dict) and agent else None
+    starter = entry.get(PARENT_AGENT) if isinstance(entry, dict) else None
+    if isinstance(starter, str) and starter and starter not in (MAIN_AGENT, agent[0]):
+        return starter
+    return None
+
+
+def read_journal(data: Any, document_id: str | None = None, *, sidecar: bytes | None = None) -> Iterator[Record]:
     """The records of one journal (``base.one_document_records``): one error record per line that is not JSON (the
-    other lines still make the document), then the document, or the error that refused it."""
-    return one_document_records(
-        data,
-        document_id,
-        "a Kimi Code journal is JSON Lines of records (objects)",
-        lambda records: _Journal(document_id, records).read(),
-    )
+    other lines still make the document), then the document, or the error that refused it. ``sidecar``: the
+    session's ``state.json`` (``fields.state_of``), which names the agent that started a subagent."""
+
+    def build(records: dict[int, Any]) -> dict[str, Any]:
+        return _Journal(document_id, records, starter_of(sidecar, document_id)).read()
+
+    return one_document_records(data, document_id, "a Kimi Code journal is JSON Lines of records (objects)", build)
 
 
 iter_records = read_journal

@@ -54,3 +54,16 @@ EXTRA = "pi"
 STOP_ERROR = "error"
 STOP_ABORTED = "aborted"
 SELF_PROVIDER = "openclaw"
+
+#: The header key that names the session a file was made from: ``parentSession`` (v2/v3: ``/fork``, a branch
+#: extracted with ``createBranchedSession``, ``SessionManager.forkFrom``, ``newSession({parentSession})``), once
+#: ``branchedFrom`` (v1, renamed in pi-mono's 0.3x SDK migration; the real fixture ``before-compaction.jsonl`` has
+#: it). Its value is the parent's file path, ``<dir>/<timestamp>_<session id>.jsonl`` (OpenClaw:
+#: ``<session id>.jsonl``): ``/parent`` is ``{psid: <that id>, rel: REL_FORK}``.
+PARENT_KEYS = ("parentSession", "branchedFrom")
+REL_FORK = "fork"
+#: ``extra.pi.context`` of a turn copied from the parent session: every way Pi makes such a file copies the parent's
+#: entries with their own ``timestamp`` before any of its own, under a header stamped when the copy was made, so
+#: the entries before the first one stamped at or after the header's ``timestamp`` are the parent's (docs/formats/
+#: pi.md "Forks").
+CONTEXT_FORK = "fork"

@@ -20,13 +20,17 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
 from ...schema import is_time
 from ..base import INTERRUPTED
+from ..moments import ms_of
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
+    CONTEXT_FORK,
     CUSTOM_MESSAGE,
     EXTRA,
     HINTS,
     NAME,
+    PARENT_KEYS,
+    REL_FORK,
     ROLES,
     SELF_PROVIDER,
     STOP_ABORTED,
@@ -120,6 +124,36 @@ def _chain(items: list[tuple[int, Any]]) -> set[int] | None:
     return chain
 
 
+def parent_session(path: Any) -> str | None:
+    r"""The session id in the file path a header's ``parentSession``/``branchedFrom`` names: the part of the file's
+    name after its last ``_`` (Pi: ``<timestamp>_<id>.jsonl``; OpenClaw: ``<id>.jsonl``, the whole name).
+
+    >>> parent_session("/h/.pi/agent/sessions/--w--/2025-12-09T00-52-54-397Z_d97339c6-6c10.jsonl")
+    'd97339c6-6c10'
+    >>> parent_session("C:\\oc\\sessions\\2db7f8ba-f951.jsonl"), parent_session(""), parent_session(3)
+    ('2db7f8ba-f951', None, None)
+    """
+    if not isinstance(path, str):
+        return None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+    return name.rsplit("_", 1)[-1] or None
+
+
+def _own_from(items: list[tuple[int, Any]]) -> int:
+    """The index of a branched session's first own entry: the first entry stamped at or after its header (the
+    entries before it are the parent's, copied with their own times: fields.CONTEXT_FORK). 1 (nothing copied) when
+    the header's time or every entry's is unreadable."""
+    start = ms_of(items[0][1].get("timestamp"))
+    if start is None:
+        return 1
+    for i, (_, value) in enumerate(items[1:], 1):
+        at = ms_of(value.get("timestamp")) if isinstance(value, dict) else None
+        if at is not None and at >= start:
+            return i
+    return len(items)
+
+
 def _answered(turn: dict[str, Any]) -> bool:
     """An agent turn with a model that is no message OpenClaw wrote itself (``fields.SELF_PROVIDER``)."""
     return isinstance(turn.get("model"), str) and "context" not in (turn.get("extra") or {}).get(EXTRA, {})
@@ -140,6 +174,9 @@ class _Reader:
         self.agent: dict[str, Any] = {"id": AGENT_ID}
         self.line: int | None = None
         self.interrupted = 0  # assistant messages the user stopped (fields.STOP_ABORTED)
+        self.parent: str | None = None  # the session this one was branched or forked from (fields.PARENT_KEYS)
+        self.own_from = 0  # entries before this index were copied from the parent (fields.CONTEXT_FORK)
+        self.copied: list[int] = []  # the turns they gave
 
     def error(self, pointer: str, reason: str) -> FormatError:
         return FormatError(reason, pointer=pointer, document_id=self.document_id, line=self.line)
@@ -160,6 +197,8 @@ class _Reader:
             self.line = line
             if i == 0 and is_header(value):
                 self.header(value)
+                if self.parent is not None:
+                    self.own_from = _own_from(items)
             elif (
                 chain is not None
                 and line not in chain
@@ -188,6 +227,7 @@ class _Reader:
             self.agent["model"] = value["modelId"]
         if value.get("thinkingLevel") is not None:
             self.effort = value["thinkingLevel"]
+        self.parent = next((p for p in map(parent_session, map(value.get, PARENT_KEYS)) if p), None)
         self.plan.append(["h"])
 
     def new_turn(self, i: int, entry: dict, src: str, msg: Any) -> int:
@@ -198,6 +238,8 @@ class _Reader:
         elif "timestamp" in entry:
             self.kept.keep(f"/{i}/timestamp", ts)
         self.turns.append(turn)
+        if i < self.own_from:
+            self.copied.append(len(self.turns) - 1)
         return len(self.turns) - 1
 
     def entry(self, i: int, entry: Any) -> None:
@@ -398,6 +440,19 @@ class _Reader:
         self.keep_rest(base, message, ("role", "content", *(("toolCallId",) if isinstance(source_id, str) else ())))
         self.plan.append(["o", t, _form(message)])
 
+    def fork(self) -> None:
+        """A branched or forked session: ``/parent`` names the parent, and the turns of the entries copied from it
+        are context turns (``copied``: never trained, left out by ``drop_copied``); a turn already context keeps
+        its own reason. Derived: the header key and the entries stay as they are (the writer needs nothing)."""
+        if self.parent is None:
+            return
+        self.story["parent"] = {"psid": self.parent, "rel": REL_FORK}
+        for t in self.copied:
+            turn = self.turns[t]
+            turn["copied"] = True
+            turn.setdefault("kind", "context")
+            turn.setdefault("extra", {}).setdefault(EXTRA, {}).setdefault("context", CONTEXT_FORK)
+
     def finish(self, abandoned: int, tree: bool) -> dict[str, Any]:
         story = self.story
         if "session" not in story:
@@ -410,6 +465,7 @@ class _Reader:
                 self.agent["model"] = model
         story["agent"] = self.agent
         story["turns"] = self.turns
+        self.fork()
         if not self.turns:
             raise NoConversationError(
                 "the Pi session holds no message or summary: only its header", document_id=self.document_id
