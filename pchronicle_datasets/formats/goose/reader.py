@@ -213,7 +213,9 @@ class _Reader:
                     kept.keep(f"{pptr}/signature", part["signature"])
                 self._rest(part, pptr, THINKING_KEYS)
             else:
-                kind[1] = self._response(part, pptr, kind[2])
+                kind[1], hidden = self._response(part, pptr, kind[2])
+                if hidden:  # where the writer puts back the blocks the model was not sent
+                    kind.append(hidden)
         if turn is not None:
             if reasons:
                 turn["reason"] = "".join(reasons)  # streamed one part per token: joined exactly, no separator
@@ -278,8 +280,9 @@ class _Reader:
         self.open[cid] = call
         return call
 
-    def _response(self, part: dict[str, Any], pptr: str, form: str) -> str:
-        """Put a tool response's result on the call it answers; the call's ``tcid`` (for the layout)."""
+    def _response(self, part: dict[str, Any], pptr: str, form: str) -> tuple[str, list[int]]:
+        """Put a tool response's result on the call it answers; the call's ``tcid`` (for the layout) and the
+        indexes of the content blocks the model was not sent (``_content``)."""
         call = self.open.pop(part["id"])
         self._rest(part, pptr, RESPONSE_KEYS)
         result = part["toolResult"]
@@ -288,31 +291,51 @@ class _Reader:
             self._rest(result, rptr, ("status", "error"))
             call["result"] = {"error": result["error"]}
             call["response"] = {"status": "error"}
-            return call["tcid"]
+            return call["tcid"], []
         self._rest(result, rptr, ("status", "value"))
         value = result["value"]
         if form == LEGACY_LIST:
-            call["result"] = self._content(value, f"{rptr}/value")
-            return call["tcid"]
+            call["result"], hidden = self._content(value, f"{rptr}/value")
+            return call["tcid"], hidden
         self._rest(value, f"{rptr}/value", RESULT_VALUE_KEYS)
-        call["result"] = self._content(value["content"], f"{rptr}/value/content")
+        call["result"], hidden = self._content(value["content"], f"{rptr}/value/content")
         if "isError" in value:
             if type(value["isError"]) is bool:  # the tool ran and said it failed (or did not)
                 call["response"] = {"status": "error" if value["isError"] else "success"}
             else:
                 self.kept.keep(f"{rptr}/value/isError", value["isError"])
-        return call["tcid"]
+        return call["tcid"], hidden
 
-    def _content(self, blocks: list[Any], ptr: str) -> Any:
-        """A result's content blocks: the text of a single text block, text blocks as ``{type, text}``, else the
-        blocks as they are (an image, a resource)."""
-        if not all(isinstance(b, dict) and b.get("type") == "text" and type(b.get("text")) is str for b in blocks):
-            return [b for b in blocks]
-        for b, block in enumerate(blocks):
+    def _content(self, blocks: list[Any], ptr: str) -> tuple[Any, list[int]]:
+        """A result's content blocks the model was sent (``for_model``): the text of a single text block, text
+        blocks as ``{type, text}``, else the blocks as they are (an image, a resource); and the indexes of the
+        others, each kept whole in its place (a block for the user's eyes only: Goose's developer shell gives
+        its output twice, once for the model and once, at priority 0, for the user)."""
+        hidden = [b for b, block in enumerate(blocks) if not for_model(block)]
+        for b in hidden:
+            self.kept.keep(f"{ptr}/{b}", blocks[b])
+        shown = [(b, block) for b, block in enumerate(blocks) if b not in hidden]
+        if not all(isinstance(x, dict) and x.get("type") == "text" and type(x.get("text")) is str for _, x in shown):
+            return [block for _, block in shown], hidden
+        for b, block in shown:
             self._rest(block, f"{ptr}/{b}", TEXT_KEYS)
-        if len(blocks) == 1:
-            return blocks[0]["text"]
-        return [{"type": "text", "text": b["text"]} for b in blocks]
+        if len(shown) == 1:
+            return shown[0][1]["text"], hidden
+        return [{"type": "text", "text": block["text"]} for _, block in shown], hidden
+
+
+def for_model(block: Any) -> bool:
+    """Whether Goose sends a tool-result content block to the model: one with no ``annotations.audience``, or
+    with ``assistant`` among its audiences (goose's provider formats keep only those: ``content.audience()
+    .is_none_or(|audience| audience.contains(&Role::Assistant))``).
+
+    >>> for_user = {"type": "text", "text": "x", "annotations": {"audience": ["user"], "priority": 0.0}}
+    >>> for_model({"type": "text", "text": "x"}), for_model(for_user)
+    (True, False)
+    """
+    annotations = block.get("annotations") if isinstance(block, dict) else None
+    audience = annotations.get("audience") if isinstance(annotations, dict) else None
+    return not isinstance(audience, list) or "assistant" in audience
 
 
 def read_session(

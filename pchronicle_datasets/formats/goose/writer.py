@@ -101,14 +101,19 @@ def _usage(turn: dict[str, Any]) -> dict[str, Any]:
     return usage
 
 
-def _response(call: dict[str, Any], shown: dict[str, str], form: str) -> dict[str, Any]:
+def _response(call: dict[str, Any], shown: dict[str, str], form: str, hidden: list[int] = ()) -> dict[str, Any]:
+    """A call's ``toolResponse`` part; ``hidden``: the indexes of the blocks the model was not sent, left empty
+    here for the residual to fill (reader ``_content``)."""
     part: dict[str, Any] = {"type": "toolResponse", "id": shown.get(call["tcid"], call["tcid"])}
+    blocks = _blocks(call.get("result"))
+    for b in hidden:
+        blocks.insert(b, None)
     if form == NEVER_RAN:
         part["toolResult"] = {"status": "error", "error": call["result"]["error"]}
     elif form == LEGACY_LIST:
-        part["toolResult"] = {"status": "success", "value": _blocks(call.get("result"))}
+        part["toolResult"] = {"status": "success", "value": blocks}
     else:
-        value: dict[str, Any] = {"content": _blocks(call.get("result"))}
+        value: dict[str, Any] = {"content": blocks}
         if "response" in call:
             value["isError"] = call["response"].get("status") == "error"
         part["toolResult"] = {"status": "success", "value": value}
@@ -157,7 +162,7 @@ def _same_source(story: dict[str, Any], layout: list) -> dict[str, Any]:
                 content.append({"type": "thinking", "thinking": reason[at : at + kind[1]], "signature": ""})
                 at += kind[1]
             else:
-                content.append(_response(calls[kind[1]], shown, kind[2]))
+                content.append(_response(calls[kind[1]], shown, kind[2], kind[3] if len(kind) > 3 else ()))
         message["content"] = content
         out["conversation"][m] = message
     for pointer, value in sorted(fields.items(), key=lambda kv: len(parse(kv[0]))):

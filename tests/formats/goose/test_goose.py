@@ -138,6 +138,34 @@ def test_images_legacy_results_and_results_of_several_blocks():
     assert len(story["turns"]) == 2  # the message of results only makes no turn
 
 
+def test_a_result_block_for_the_users_eyes_only_is_not_the_models_result():
+    """Goose's developer shell answers with its output twice: for the model (``audience: ["assistant"]``) and for the
+    user (``audience: ["user"]``, priority 0); goose sends the model only blocks with no audience or with
+    ``assistant`` in it. The user's copy stays in its place (written back), out of the result: before, the
+    training example showed the output twice."""
+    for_model = {**text("a.py\n"), "annotations": {"audience": ["assistant"]}}
+    for_user = {**text("a.py\n"), "annotations": {"audience": ["user"], "priority": 0.0}}
+    shell = response("c1")
+    shell["toolResult"]["value"]["content"] = [for_model, for_user]
+    user_first = response("c2")
+    user_first["toolResult"]["value"]["content"] = [for_user, text("b.py"), text("c.py")]
+    legacy = {"type": "toolResponse", "id": "c3", "toolResult": {"status": "success", "value": [for_user]}}
+    story = roundtrip(
+        export(
+            [
+                message("user", [text("list the files")]),
+                message("assistant", [request("c1"), request("c2"), request("c3")], 1785964800),
+                message("user", [shell, user_first, legacy], 1785964801),
+                message("assistant", [text("a.py")], 1785964802),
+            ]
+        )
+    )
+    c1, c2, c3 = story["turns"][1]["tool_calls"]
+    assert c1["result"] == "a.py\n" and c2["result"] == [text("b.py"), text("c.py")] and c3["result"] == []
+    out = pc.to_messages(story)["messages"]
+    assert [m["content"] for m in out if m["role"] == "tool"] == ["a.py\n", "b.pyc.py", ""]
+
+
 def test_a_repeated_call_id_is_renamed_and_each_response_answers_the_latest_call():
     story = roundtrip(
         export(

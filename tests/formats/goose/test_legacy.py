@@ -63,7 +63,9 @@ def test_a_session_file_is_one_session_of_its_messages():
     (call,) = [c for t in doc["turns"] for c in t.get("tool_calls", ())]
     assert (call["fn"], call["args"]) == ("developer__shell", {"command": "cat prices.csv"})
     blocks = messages[2]["content"][0]["toolResult"]["value"]
-    assert call["result"] == [{"type": "text", "text": b["text"]} for b in blocks]
+    # the shell's output twice, for the model and for the user: the result is what the model was sent
+    assert [b["annotations"]["audience"] for b in blocks] == [["assistant"], ["user"]]
+    assert call["result"] == blocks[0]["text"]
     # the session: its id is the file's name (Goose's own import names it so), its folder the working_dir
     assert doc["session"] == "20250801_071500"
     assert doc["task"]["env"]["state"]["cwd"] == meta["working_dir"]
