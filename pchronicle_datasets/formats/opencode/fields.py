@@ -50,6 +50,9 @@ V2_ERROR_TYPE = "errorType"
 #: Several text blocks of a completed tool's ``content`` give one ``output``, joined by a blank line (a convenience, as
 #: for several reasoning parts); the blocks stay in ``content`` (residual). One plain text block is the output alone.
 V2_OUTPUT_JOIN = "\n\n"
+#: A ``data`` key named as a column the message takes from its row (``id``, ``role``: OpenCode 2 writes none) is kept
+#: under its name with this suffix, never overwritten.
+V2_SHADOWED = "InData"
 #: ``session`` row → the export's ``info``, as OpenCode's ``Session.fromRow`` builds the info ``opencode export``
 #: prints: column → info key, a NULL column leaving its key out. Text and number columns as they are:
 SESSION_COLUMNS = {

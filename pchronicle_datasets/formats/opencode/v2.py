@@ -28,6 +28,7 @@ from .fields import (
     V2_MODEL_KEYS,
     V2_OUTPUT_JOIN,
     V2_ROLES,
+    V2_SHADOWED,
     V2_TOOL_CALL_ID,
     V2_TOOL_ID,
     V2_TOOL_NAME,
@@ -102,6 +103,12 @@ def export_message(row: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
             _model(info, value, data)
         else:
             info[key] = value
-    # the row's own columns, as OpenCode reads a row back ({...data, id, type}); the kind is the message's role
-    info.update({"id": row.get("id"), "sessionID": row.get("session_id"), "role": V2_ROLES.get(kind, kind)})
+    # the row's own columns, as OpenCode reads a row back ({...data, id, type}: a `sessionID` of the data, a synthetic
+    # message's, stays); the kind is the message's role. A data key the columns would overwrite is kept beside them.
+    columns = {"id": row.get("id"), "role": V2_ROLES.get(kind, kind)}
+    for key, value in columns.items():
+        if key in info and info[key] != value:
+            info[f"{key}{V2_SHADOWED}"] = info[key]
+        info[key] = value
+    info.setdefault("sessionID", row.get("session_id"))
     return {"info": info, "parts": parts}

@@ -237,3 +237,15 @@ def test_a_session_in_both_storages_merges_by_message_id_and_orphans_are_named(t
     assert f"session {NEW}: the session_message row 'msg_bad': its data is not a JSON object" in str(got[1].error)
     assert "session ses_gone: 1 message(s) in session_message but no row in session_v2 or session" in str(got[2].error)
     assert len(got) == 3
+
+
+def test_a_data_key_the_row_columns_would_overwrite_is_kept():
+    """OpenCode reads a row back as ``{...data, id, type}`` (``projector.ts``): a synthetic message's own ``sessionID``
+    (``message.ts``: the session it speaks of) stays; a ``data`` key named ``id`` or ``role`` (OpenCode 2 writes none)
+    is kept beside the row's value, never overwritten."""
+    row = {"id": "msg_9", "session_id": "ses_parent", "type": "synthetic"}
+    message = export_message(row, {"sessionID": "ses_child", "text": "done", "id": "other", "time": {"created": 1}})
+    assert message["info"]["sessionID"] == "ses_child" and message["info"]["id"] == "msg_9"
+    assert message["info"]["idInData"] == "other" and message["info"]["role"] == "synthetic"
+    user = export_message({"id": "m", "session_id": "s", "type": "user"}, {"text": "hi"})
+    assert user == {"info": {"id": "m", "role": "user", "sessionID": "s"}, "parts": [{"type": "text", "text": "hi"}]}
