@@ -249,3 +249,21 @@ def test_a_data_key_the_row_columns_would_overwrite_is_kept():
     assert message["info"]["idInData"] == "other" and message["info"]["role"] == "synthetic"
     user = export_message({"id": "m", "session_id": "s", "type": "user"}, {"text": "hi"})
     assert user == {"info": {"id": "m", "role": "user", "sessionID": "s"}, "parts": [{"type": "text", "text": "hi"}]}
+
+
+def test_a_2_0_beta_database_keeps_its_sessions_in_session(tmp_path):
+    """The 2.0 betas wrote `session_message` rows for sessions of the `session` table (anomalyco/opencode
+    `session/sql.ts` of then: its foreign key names `session`; `message` and `part` still defined): the fresh 2.0.26
+    database with its `session_v2` named so, beside empty 1.x tables, reads as the same sessions."""
+    path = build(FRESH, tmp_path)
+    expected = [r.story for r in records(path)]
+    con = sqlite3.connect(path)
+    con.executescript(
+        "alter table session_v2 rename to session;"
+        "create table message (id text primary key, session_id text, time_created integer, time_updated integer,"
+        " data text);"
+        "create table part (id text primary key, message_id text, session_id text, time_created integer,"
+        " time_updated integer, data text);"
+    )
+    con.close()
+    assert [r.story for r in records(path)] == expected
