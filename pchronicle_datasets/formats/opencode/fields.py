@@ -50,6 +50,11 @@ V2_ERROR_TYPE = "errorType"
 #: Several text blocks of a completed tool's ``content`` give one ``output``, joined by a blank line (a convenience, as
 #: for several reasoning parts); the blocks stay in ``content`` (residual). One plain text block is the output alone.
 V2_OUTPUT_JOIN = "\n\n"
+#: A later backfill (anomalyco/opencode ``session/message-backfill.ts``) gives a 1.x message a new id:
+#: ``evt_legacy_backfill_m_<ordinal, 8 base-36 digits>_<the first 24 hex digits of sha256(JSON [version, session id,
+#: 1.x message id, "message", ordinal])>``; 2.0.26 kept the 1.x id. Either way the row is that 1.x message.
+V2_BACKFILL_PREFIX = "evt_legacy_backfill_m_"
+V2_BACKFILL_VERSION = "legacy-session-message-backfill/v1/mapper-subset"
 #: A ``data`` key named as a column the message takes from its row (``id``, ``role``: OpenCode 2 writes none) is kept
 #: under its name with this suffix, never overwritten.
 V2_SHADOWED = "InData"

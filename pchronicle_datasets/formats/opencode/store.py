@@ -42,7 +42,7 @@ from .fields import (
     V2_SESSIONS,
 )
 from .reader import read_export
-from .v2 import export_message
+from .v2 import backfilled_from, export_message
 
 __all__ = ["read_store", "session_export"]
 
@@ -131,19 +131,20 @@ def _before(a: Any, b: Any) -> bool:
 
 def _messages(con: sqlite3.Connection, tables: frozenset[str], sid: Any) -> list[dict[str, Any]]:
     """The session's messages from both storages (docs, "OpenCode 2"): OpenCode 2's rows in ``seq`` order, each given
-    as its 1.x message when one has its id (OpenCode 2 backfills a 1.x message under the same id, dropping what its
-    schema has no place for: the 1.x row is the fuller one) and else mapped from its ``data`` (``v2.py``); a 1.x
+    as its 1.x message when it is one's backfill (2.0.26 keeps the 1.x id, a later backfill names it by a hash of it:
+    ``v2.backfilled_from``; the backfill drops what its schema has no place for, so the 1.x row is the fuller one) and
+    else mapped from its ``data`` (``v2.py``); a 1.x
     message OpenCode 2 has no row for goes in by its time (before the first 2.x row created after it)."""
     v1 = _v1_messages(con, tables, sid)
     if V2_MESSAGES not in tables:
         return [m for _, m in v1]
     rows = _rows(con, f"select * from {V2_MESSAGES} where session_id = ? order by seq, id", sid)
     by_id = {m["info"]["id"]: (created, m) for created, m in v1}
-    ids = {row["id"] for row in rows}
-    pending = [(created, m) for created, m in v1 if m["info"]["id"] not in ids]
+    same = {row["id"]: row["id"] if row["id"] in by_id else backfilled_from(row["id"], sid, by_id) for row in rows}
+    pending = [(created, m) for created, m in v1 if m["info"]["id"] not in same.values()]
     out: list[dict[str, Any]] = []
     for row in rows:
-        created, message = by_id.get(row["id"]) or (row.get("time_created"), None)
+        created, message = by_id.get(same[row["id"]]) or (row.get("time_created"), None)
         while pending and _before(pending[0][0], created):
             out.append(pending.pop(0)[1])
         out.append(message or export_message(row, _data(row, V2_MESSAGES)))

@@ -21,9 +21,14 @@ error}}``. Every other key stays where it was, so the export reader keeps it as 
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from .fields import (
+    V2_BACKFILL_PREFIX,
+    V2_BACKFILL_VERSION,
     V2_ERROR_TYPE,
     V2_MODEL_KEYS,
     V2_OUTPUT_JOIN,
@@ -34,7 +39,7 @@ from .fields import (
     V2_TOOL_NAME,
 )
 
-__all__ = ["export_message"]
+__all__ = ["backfilled_from", "export_message"]
 
 
 def _is_text_block(block: Any) -> bool:
@@ -112,3 +117,29 @@ def export_message(row: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         info[key] = value
     info.setdefault("sessionID", row.get("session_id"))
     return {"info": info, "parts": parts}
+
+
+def backfilled_from(row_id: Any, session_id: Any, legacy_ids: Iterable[str]) -> str | None:
+    """The 1.x message id a ``session_message`` row id names when OpenCode's backfill made it (``fields.py``,
+    ``V2_BACKFILL_PREFIX``: the hash of the 1.x id and its place), else None.
+
+    >>> ids = ["msg_a", "msg_b"]
+    >>> digest = hashlib.sha256(json.dumps([V2_BACKFILL_VERSION, "ses_1", "msg_b", "message", 1],
+    ...                                    separators=(",", ":")).encode()).hexdigest()[:24]
+    >>> backfilled_from("evt_legacy_backfill_m_00000001_" + digest, "ses_1", ids), backfilled_from("m", "ses_1", ids)
+    ('msg_b', None)
+    """
+    if not (isinstance(row_id, str) and row_id.startswith(V2_BACKFILL_PREFIX)):
+        return None
+    ordinal, _, digest = row_id[len(V2_BACKFILL_PREFIX) :].partition("_")
+    try:
+        place = int(ordinal, 36)
+    except ValueError:
+        return None
+    for legacy in legacy_ids:
+        # JSON.stringify of the array: no spaces, non-ASCII as it is
+        text = json.dumps([V2_BACKFILL_VERSION, session_id, legacy, "message", place], separators=(",", ":"),
+                          ensure_ascii=False)  # fmt: skip
+        if hashlib.sha256(text.encode()).hexdigest()[:24] == digest:
+            return legacy
+    return None

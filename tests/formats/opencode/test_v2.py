@@ -6,6 +6,7 @@ modelled on a real one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import pchronicle_datasets as pc
 from pchronicle_datasets.cli import main
 from pchronicle_datasets.formats import from_storyline, iter_records
+from pchronicle_datasets.formats.opencode.fields import V2_BACKFILL_VERSION
 from pchronicle_datasets.formats.opencode.v2 import export_message
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "opencode" / "v2"
@@ -267,3 +269,21 @@ def test_a_2_0_beta_database_keeps_its_sessions_in_session(tmp_path):
     )
     con.close()
     assert [r.story for r in records(path)] == expected
+
+
+def test_a_message_backfilled_under_a_new_id_is_read_once(tmp_path):
+    """anomalyco/opencode `session/message-backfill.ts` names a backfilled 1.x message
+    `evt_legacy_backfill_m_<ordinal>_<hash of the 1.x id>` (2.0.26 kept the 1.x id, as the upgraded dump shows): the
+    upgraded database with its four backfilled rows renamed so is read as before, each message once."""
+    path = build(UPGRADED, tmp_path)
+    before = [r.story for r in records(path)]
+    con = sqlite3.connect(path)
+    legacy = [r[0] for r in con.execute("select id from message order by time_created, id")]
+    for ordinal, old_id in enumerate(legacy):
+        text = json.dumps([V2_BACKFILL_VERSION, OLD, old_id, "message", ordinal], separators=(",", ":"))
+        new_id = f"evt_legacy_backfill_m_{ordinal:08d}_{hashlib.sha256(text.encode()).hexdigest()[:24]}"
+        assert con.execute("update session_message set id = ? where id = ?", (new_id, old_id)).rowcount == 1
+    con.commit()
+    con.close()
+    after = [r.story for r in records(path)]
+    assert [s["turns"] for s in after] == [s["turns"] for s in before]
