@@ -30,7 +30,7 @@ import pytest
 
 import pchronicle_datasets as pc
 from pchronicle_datasets.formats import database_format, detect, iter_records
-from pchronicle_datasets.formats.database import is_database, opened, table_names
+from pchronicle_datasets.formats.database import is_database, opened, table_names, table_sets
 from pchronicle_datasets.losses import collect_losses
 from pchronicle_datasets.render.sharegpt import system_prompt
 from pchronicle_datasets.sidecars import groups, join_members
@@ -118,7 +118,9 @@ def _sqlite_time(value: Any) -> Any:
 def _source_values(path: Path, alone: bool = False) -> Iterator[Any]:
     if is_database(path.read_bytes()[:16]):  # the rows of the tables naming its format's databases (JSON text in them)
         with opened(path.read_bytes(), path.name) as con:
-            for table in sorted(database_format("auto", table_names(con)).DATABASE_TABLES):
+            tables = table_names(con)
+            named = table_sets(database_format("auto", tables).DATABASE_TABLES)
+            for table in sorted(set().union(*(one for one in named if tables >= one))):
                 cursor = con.execute(f"select * from {table}")
                 names = [d[0] for d in cursor.description]
                 yield from ({k: _sqlite_time(v) for k, v in zip(names, row, strict=True)} for row in cursor)

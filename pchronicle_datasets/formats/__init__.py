@@ -46,7 +46,7 @@ from . import (
     swe_agent,
 )
 from .base import CAPABILITIES, Format, Record, as_bytes, documents, first_value, first_values, parse_file
-from .database import SQLITE_MAGIC, OpenDatabase, is_database, opened, table_names
+from .database import SQLITE_MAGIC, OpenDatabase, is_database, names_database, opened, table_names, table_sets
 from .source import BOM, MAX_RECORD_SIZE, Oversized, Source, file_chunks, utf8
 
 __all__ = [
@@ -120,8 +120,11 @@ def _check_capabilities(module: Any) -> None:
                 if not (isinstance(value, (tuple, list, frozenset)) and all(isinstance(k, str) for k in value)):
                     raise TypeError(f"a format's KEYS is the keys its records are known by (strings), got {value!r}")
             elif member == "DATABASE_TABLES":
-                if not (isinstance(value, frozenset) and value and all(isinstance(t, str) for t in value)):
-                    raise TypeError(f"a format's DATABASE_TABLES is a frozenset of table names, got {value!r}")
+                sets = value if isinstance(value, tuple) and value else (value,)
+                if not all(isinstance(v, frozenset) and v and all(isinstance(t, str) for t in v) for v in sets):
+                    raise TypeError(
+                        f"a format's DATABASE_TABLES is a frozenset of table names (or a tuple of them), got {value!r}"
+                    )
             elif member == "INDEX_FILES":
                 if not (isinstance(value, dict) and all(isinstance(x, str) for kv in value.items() for x in kv)):
                     raise TypeError(f"a format's INDEX_FILES maps file names to what each is (strings), got {value!r}")
@@ -496,9 +499,12 @@ sessions any format reads (databases are read by ...opencode: tables message, pa
 harness wrote it, name its format with --from, or ask for a reader in shop.db
     """
     readers = {m.NAME: m for m in _FORMATS.values() if capability(m, "database") is not None}
-    claims = [m for m in readers.values() if tables >= m.DATABASE_TABLES]
+    claims = [m for m in readers.values() if names_database(m.DATABASE_TABLES, tables)]
     what = f"a SQLite database (tables {', '.join(sorted(tables)[:12])}{', …' if len(tables) > 12 else ''})"
-    known = "; ".join(f"{name}: tables {', '.join(sorted(m.DATABASE_TABLES))}" for name, m in readers.items())
+    known = "; ".join(
+        f"{name}: tables {' or '.join(', '.join(sorted(one)) for one in table_sets(m.DATABASE_TABLES))}"
+        for name, m in readers.items()
+    )
     if fmt != "auto":
         module = get_format(fmt)
         if module.NAME in readers:

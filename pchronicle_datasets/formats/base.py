@@ -232,10 +232,11 @@ class Members(Protocol):
 @runtime_checkable
 class Database(Protocol):
     """The harness keeps its sessions in a SQLite database (``pchronicle_datasets/formats/database.py``):
-    ``DATABASE_TABLES`` are the tables that name such a database (detection reads them), and ``iter_records`` also
-    takes the database's bytes (``database.read_database``), giving one record per session."""
+    ``DATABASE_TABLES`` are the tables that name such a database (detection reads them; a tuple of such sets when the
+    harness changed its storage, any one naming it), and ``iter_records`` also takes the database's bytes
+    (``database.read_database``), giving one record per session."""
 
-    DATABASE_TABLES: frozenset[str]
+    DATABASE_TABLES: frozenset[str] | tuple[frozenset[str], ...]
 
 
 #: name → (protocol, the members that declare it: a format has the capability when it has the first).

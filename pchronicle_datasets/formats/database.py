@@ -2,7 +2,8 @@
 ``~/.local/share/opencode/opencode.db``; Goose ``~/.local/share/goose/sessions/sessions.db``).
 
 A format whose harness writes one declares ``DATABASE_TABLES`` (the tables that name its databases, for detection;
-``base.Database``) and its ``iter_records`` reads a database's bytes through ``read_database``: the bytes are
+``base.Database``: one set, or a tuple of sets when the harness changed its storage, any one of which names them)
+and its ``iter_records`` reads a database's bytes through ``read_database``: the bytes are
 written to a temporary file (``sqlite3`` opens files, not bytes, on every supported Python) with the write-ahead
 log beside it when one is given (the changes a running harness has not yet folded into the file), and the format's
 own function gives one ``Record`` per session from the open connection. Nothing is written to the user's file: the
@@ -39,7 +40,17 @@ from typing import Any
 from ..errors import FormatError
 from .source import Source, as_source, file_chunks
 
-__all__ = ["SQLITE_MAGIC", "OpenDatabase", "database_input", "is_database", "opened", "read_database", "table_names"]
+__all__ = [
+    "SQLITE_MAGIC",
+    "OpenDatabase",
+    "database_input",
+    "is_database",
+    "names_database",
+    "opened",
+    "read_database",
+    "table_names",
+    "table_sets",
+]
 
 #: The first 16 bytes of every SQLite 3 database file (sqlite.org/fileformat.html, "The Database Header").
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -78,6 +89,21 @@ def database_input(data: Any, document_id: str | None = None) -> tuple[bytes | N
             return head + data.read(), None
         return None, itertools.chain([head], file_chunks(data))
     return None, data
+
+
+def table_sets(spec: frozenset[str] | tuple[frozenset[str], ...]) -> tuple[frozenset[str], ...]:
+    """A format's ``DATABASE_TABLES`` as the sets of tables each of which names its databases (OpenCode 1.x's
+    ``session``/``message``/``part``, OpenCode 2's ``session_v2``/``session_message``).
+
+    >>> table_sets(frozenset({"a"})), table_sets((frozenset({"a"}), frozenset({"b"})))
+    ((frozenset({'a'}),), (frozenset({'a'}), frozenset({'b'})))
+    """
+    return spec if isinstance(spec, tuple) else (spec,)
+
+
+def names_database(spec: frozenset[str] | tuple[frozenset[str], ...], tables: frozenset[str]) -> bool:
+    """Whether a database with ``tables`` has all the tables of one of the sets ``spec`` declares."""
+    return any(tables >= one for one in table_sets(spec))
 
 
 def table_names(con: sqlite3.Connection) -> frozenset[str]:

@@ -19,6 +19,9 @@ from redaction_false_positives import values  # noqa: E402
 
 # file -> redactions per rule, each looked at (docs/redaction.md, "False positives measured on real files")
 EXPECTED = {
+    # OpenCode 2.0.26's databases as SQL dumps (dspv/caprock): the project folder /home/dev/proj in the sessions' rows
+    "opencode/v2/opencode-1.15.10-then-2.0.26.sql": {"user-path": 6},
+    "opencode/v2/opencode-2.0.26.sql": {"user-path": 6},
     "chat/corpus/openhands_sdk_fncall-llm-message.json": {"user-path": 8, "email": 2},
     "chat/corpus/openhands_sdk_nonfncall-llm-message.json": {"user-path": 9, "email": 2},
     "chat/corpus/openhands_sdk_litellm_log_deepseek-chat_nonfncall_1757015076.651.json": {"user-path": 16, "email": 4},

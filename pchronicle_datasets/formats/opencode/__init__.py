@@ -1,5 +1,6 @@
 """The ``opencode`` format: an ``opencode export <sessionID>`` JSON file, one session, or OpenCode's SQLite store
-``opencode.db`` (OpenCode 1.2 and later), every session of it (docs/formats/opencode.md).
+``opencode.db`` (OpenCode 1.2 and later, and OpenCode 2's ``session_v2``/``session_message``), every session of it
+(docs/formats/opencode.md).
 
 ``{"info": {id, parentID?, agent, title, tokens, …}, "messages": [{"info": {id, role, modelID, tokens, cost,
 time, …}, "parts": [text | reasoning | tool | file | step-start | step-finish | patch | compaction | subtask …]}]}``.
@@ -8,7 +9,8 @@ with their results. Every other part and key is residual at its pointer; the wri
 
 Written from the schema (entireio/cli ``cmd/entire/cli/agent/opencode/AGENT.md``, OpenCode 1.18.30) and a real
 1.18.13 database: no public export file is known. ``fields.py`` holds the tables, ``reader.py`` reads an export,
-``store.py`` makes each session of a database the export OpenCode prints for it, ``writer.py`` writes an export.
+``store.py`` makes each session of a database the export OpenCode prints for it (``v2.py``: an OpenCode 2 message
+row as an export message), ``writer.py`` writes an export.
 
 >>> text = ('{"info": {"id": "ses_1", "agent": "build"}, "messages": [{"info": {"id": "msg_1", "role": "user"},'
 ...         ' "parts": [{"type": "text", "text": "hi"}]}]}')

@@ -11,6 +11,10 @@ NAME = "opencode"
 #: message ``info.role`` → Storyline ``src`` (any other role: the message stays residual, whole); and back
 ROLES = {"user": "user", "assistant": "agent"}
 ROLE_OF = {v: k for k, v in ROLES.items()}
+#: A call that starts a subagent (1.x ``task``, 2.x ``subagent``) and the key of its ``state.metadata`` that names the
+#: child session (1.x ``sessionId``, 2.x ``sessionID``) → ``/children``.
+SUBAGENT_TOOLS = ("task", "subagent")
+CHILD_SESSION_KEYS = ("sessionId", "sessionID")
 #: Part types mapped into the turn; every other part type stays residual, whole, in its place.
 MAPPED_PARTS = ("text", "reasoning", "tool")
 #: The keys of a mapped part the turn holds (its other keys stay residual at their pointer).
@@ -23,13 +27,37 @@ TOTAL = "total"
 CACHE_KEYS = {"read", "write"}
 
 # ------------------------------------------------------------------ the SQLite store (OpenCode >= 1.2, opencode.db)
-#: The tables that name an OpenCode database (detection: ``formats.database_format``); the reader reads these three.
-DATABASE_TABLES = frozenset({"session", "message", "part"})
-#: OpenCode 2's storage, which this reader does not read yet: its sessions (``session_v2``, 2.0.3 on; earlier 2.0
-#: betas kept them in ``session``) and their messages (``session_message``, ordered by ``seq``, one row per message,
-#: ``type`` and ``data``). A database that has them beside the 1.x tables (an upgraded one: the 1.x tables frozen at
-#: the upgrade) refuses each session whose messages are only there, by name, never leaves it out unsaid.
+#: The tables that name an OpenCode database (detection: ``formats.database_format``): 1.x's three, or OpenCode 2's two
+#: (``V2_SESSIONS``, ``V2_MESSAGES`` below); the reader reads whichever it has, and both in an upgraded database.
+V1_TABLES = frozenset({"session", "message", "part"})
+DATABASE_TABLES = (V1_TABLES, frozenset({"session_v2", "session_message"}))
+#: OpenCode 2's storage: its sessions (``session_v2``, 2.0.3 on; the 2.0 betas kept them in ``session``) and their
+#: messages (``session_message``: one row per message, ordered by ``seq``, its kind in ``type``, the rest in ``data``).
+#: An upgraded database keeps the 1.x tables beside them, frozen at the upgrade (``v2.py``, docs "OpenCode 2").
 V2_SESSIONS, V2_MESSAGES = "session_v2", "session_message"
+#: ``session_message.type`` → the export message's ``info.role``: a user prompt and an assistant step are read as turns;
+#: every other kind (``system``, ``synthetic``, ``shell``, ``compaction``, ``agent-switched``, ``model-switched``,
+#: ``idle``…) keeps its type as its role, so the export reader keeps the message whole as residual, in its place.
+V2_ROLES = {"user": "user", "assistant": "assistant"}
+#: An assistant's ``model`` {id, providerID, variant?} → the 1.x info keys OpenCode's own backfill made it from
+#: (``session/message-backfill.ts``: ``model: {providerID, id: modelID, variant}``); any other shape stays ``model``.
+V2_MODEL_KEYS = {"id": "modelID", "providerID": "providerID", "variant": "variant"}
+#: A tool content item's keys that become the 1.x tool part's: its call id (``callID`` when the item has one, else
+#: its ``id``, as 2.0.26 writes it), its tool ``name`` → ``tool``; ``state`` is rewritten (``v2.py``).
+V2_TOOL_NAME, V2_TOOL_ID, V2_TOOL_CALL_ID = "name", "id", "callID"
+#: An error state's ``error`` {type, message} → the 1.x ``error`` string and ``errorType`` beside it.
+V2_ERROR_TYPE = "errorType"
+#: Several text blocks of a completed tool's ``content`` give one ``output``, joined by a blank line (a convenience, as
+#: for several reasoning parts); the blocks stay in ``content`` (residual). One plain text block is the output alone.
+V2_OUTPUT_JOIN = "\n\n"
+#: A later backfill (anomalyco/opencode ``session/message-backfill.ts``) gives a 1.x message a new id:
+#: ``evt_legacy_backfill_m_<ordinal, 8 base-36 digits>_<the first 24 hex digits of sha256(JSON [version, session id,
+#: 1.x message id, "message", ordinal])>``; 2.0.26 kept the 1.x id. Either way the row is that 1.x message.
+V2_BACKFILL_PREFIX = "evt_legacy_backfill_m_"
+V2_BACKFILL_VERSION = "legacy-session-message-backfill/v1/mapper-subset"
+#: A ``data`` key named as a column the message takes from its row (``id``, ``role``: OpenCode 2 writes none) is kept
+#: under its name with this suffix, never overwritten.
+V2_SHADOWED = "InData"
 #: ``session`` row → the export's ``info``, as OpenCode's ``Session.fromRow`` builds the info ``opencode export``
 #: prints: column → info key, a NULL column leaving its key out. Text and number columns as they are:
 SESSION_COLUMNS = {

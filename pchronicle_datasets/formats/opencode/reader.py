@@ -19,7 +19,18 @@ from ...linking import SOURCE_CALL_IDS
 from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
-from .fields import CACHE_KEYS, MAPPED_PARTS, NAME, ROLES, TEXT_KEYS, TOKEN_KEYS, TOOL_KEYS, TOTAL
+from .fields import (
+    CACHE_KEYS,
+    CHILD_SESSION_KEYS,
+    MAPPED_PARTS,
+    NAME,
+    ROLES,
+    SUBAGENT_TOOLS,
+    TEXT_KEYS,
+    TOKEN_KEYS,
+    TOOL_KEYS,
+    TOTAL,
+)
 
 __all__ = ["read_export"]
 
@@ -216,9 +227,10 @@ class _Reader:
             elif key not in ("input", "status"):
                 self.kept.keep(sptr, v)
         meta = state.get("metadata")
-        child = meta.get("sessionId") if isinstance(meta, dict) else None
-        if tool == "task" and type(child) is str and child and child not in self.children:
-            self.children.append(child)
+        for key in CHILD_SESSION_KEYS if tool in SUBAGENT_TOOLS and isinstance(meta, dict) else ():
+            child = meta.get(key)
+            if type(child) is str and child and child not in self.children:
+                self.children.append(child)
         calls.append(call)
 
 

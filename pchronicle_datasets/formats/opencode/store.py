@@ -1,13 +1,16 @@
-"""OpenCode's SQLite store (``opencode.db``, OpenCode 1.2 and later) → one export per session, read by the export
-reader: the database gives exactly the JSON ``opencode export <id>`` prints for each session, so the mapping lives
-once (``reader.py``; docs/formats/opencode.md, "The database").
+"""OpenCode's SQLite store (``opencode.db``: OpenCode 1.2 and later, OpenCode 2 too) → one export per session, read by
+the export reader: the database gives exactly the JSON ``opencode export <id>`` prints for each 1.x session, and the
+same shape for each 2.x one, so the mapping lives once (``reader.py``; docs/formats/opencode.md, "The database" and
+"OpenCode 2").
 
 How OpenCode's export builds it (packages/opencode/src/cli/cmd/export.ts, session/): ``info`` is the ``session`` row
 (``Session.fromRow``: the tables of ``fields.py``); ``messages`` are the session's ``message`` rows in
 ``(time_created, id)`` order, each ``{info: {...data, id, sessionID}, parts}``, and ``parts`` the message's ``part``
 rows in ``id`` order, each ``{...data, id, sessionID, messageID}``; a row's ``data`` is the JSON OpenCode wrote.
+OpenCode 2 keeps its sessions in ``session_v2`` and one ``session_message`` row per message (``v2.py`` maps a row to
+an export message); an upgraded database holds both, each session read once (``_sessions``, ``_messages``).
 Sessions come in ``(time_created, id)`` order; a child session (a subagent's, ``parent_id``) is a document of its own,
-linked to its parent as an export is (``/parent``, and the ``task`` call's ``metadata.sessionId`` → ``/children``).
+linked to its parent as an export is (``/parent``, and the ``task``/``subagent`` call's metadata → ``/children``).
 
 Nothing else of the database is read (``project``, ``todo``, ``event``, ``permission``, ``session_share``,
 credentials…): docs/formats/opencode.md says what each holds and why it is not conversation.
@@ -24,7 +27,7 @@ import orjson
 from ...errors import FormatError, PchronicleError
 from ...jsonio import loads
 from ..base import Record
-from ..database import table_names
+from ..database import names_database, table_names
 from .fields import (
     DATABASE_TABLES,
     SESSION_COLUMNS,
@@ -34,13 +37,17 @@ from .fields import (
     SUMMARY_COLUMNS,
     SUMMARY_DIFFS,
     TIME_COLUMNS,
+    V1_TABLES,
     V2_MESSAGES,
     V2_SESSIONS,
 )
 from .reader import read_export
+from .v2 import backfilled_from, export_message
 
 __all__ = ["read_store", "session_export"]
 
+#: the 1.x tables of a session's messages and their parts
+V1_MESSAGE_TABLES = frozenset({"message", "part"})
 _KNOWN = {*SESSION_COLUMNS, *SESSION_JSON_COLUMNS, *SUMMARY_COLUMNS, SUMMARY_DIFFS, SHARE_URL, *TIME_COLUMNS}
 _KNOWN |= set(SESSION_TOTALS)
 
@@ -101,49 +108,103 @@ def session_info(row: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
-def session_export(con: sqlite3.Connection, row: dict[str, Any]) -> dict[str, Any]:
-    """The export ``opencode export <id>`` prints for the session ``row`` (module docs)."""
+def _v1_messages(con: sqlite3.Connection, tables: frozenset[str], sid: Any) -> list[tuple[Any, dict[str, Any]]]:
+    """The session's 1.x messages (``message`` and ``part`` rows), as ``opencode export`` prints them, each with its
+    row's ``time_created``."""
+    if not tables >= V1_MESSAGE_TABLES:
+        return []
     messages = []
-    for message in _rows(con, "select * from message where session_id = ? order by time_created, id", row.get("id")):
+    for message in _rows(con, "select * from message where session_id = ? order by time_created, id", sid):
         info = {**_data(message, "message"), "id": message["id"], "sessionID": message["session_id"]}
         parts = [
             {**_data(part, "part"), "id": part["id"], "sessionID": part["session_id"], "messageID": part["message_id"]}
             for part in _rows(con, "select * from part where message_id = ? order by id", message["id"])
         ]
-        messages.append({"info": info, "parts": parts})
-    return {"info": session_info(row), "messages": messages}
+        messages.append((message.get("time_created"), {"info": info, "parts": parts}))
+    return messages
+
+
+def _before(a: Any, b: Any) -> bool:
+    """Whether a row created at ``a`` comes before one created at ``b`` (a time that is not a number: not before)."""
+    return type(a) in (int, float) and type(b) in (int, float) and a < b
+
+
+def _messages(con: sqlite3.Connection, tables: frozenset[str], sid: Any) -> list[dict[str, Any]]:
+    """The session's messages from both storages (docs, "OpenCode 2"): OpenCode 2's rows in ``seq`` order, each given
+    as its 1.x message when it is one's backfill (2.0.26 keeps the 1.x id, a later backfill names it by a hash of it:
+    ``v2.backfilled_from``; the backfill drops what its schema has no place for, so the 1.x row is the fuller one) and
+    else mapped from its ``data`` (``v2.py``); a 1.x
+    message OpenCode 2 has no row for goes in by its time (before the first 2.x row created after it)."""
+    v1 = _v1_messages(con, tables, sid)
+    if V2_MESSAGES not in tables:
+        return [m for _, m in v1]
+    rows = _rows(con, f"select * from {V2_MESSAGES} where session_id = ? order by seq, id", sid)
+    by_id = {m["info"]["id"]: (created, m) for created, m in v1}
+    same = {row["id"]: row["id"] if row["id"] in by_id else backfilled_from(row["id"], sid, by_id) for row in rows}
+    pending = [(created, m) for created, m in v1 if m["info"]["id"] not in same.values()]
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        created, message = by_id.get(same[row["id"]]) or (row.get("time_created"), None)
+        while pending and _before(pending[0][0], created):
+            out.append(pending.pop(0)[1])
+        out.append(message or export_message(row, _data(row, V2_MESSAGES)))
+    return out + [m for _, m in pending]
+
+
+def session_export(
+    con: sqlite3.Connection, row: dict[str, Any], legacy: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The export ``opencode export <id>`` prints for the session ``row`` (module docs); ``legacy``, the 1.x ``session``
+    row of a session ``row`` (of ``session_v2``) also has, fills the info keys the newer row leaves empty."""
+    info = session_info(row)
+    if legacy is not None:
+        info = {**session_info(legacy), **info}
+    return {"info": info, "messages": _messages(con, table_names(con), row.get("id"))}
+
+
+def _order(row: dict[str, Any]) -> tuple:
+    created = row.get("time_created")
+    return (created if type(created) in (int, float) else 0, str(row.get("id")))
+
+
+def _sessions(con: sqlite3.Connection, tables: frozenset[str]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Every session once, as (its row, the 1.x row it also has or None), in ``(time_created, id)`` order: a session
+    in both ``session_v2`` and ``session`` is OpenCode 2's (the 1.x row stopped at the upgrade)."""
+    legacy = _rows(con, "select * from session") if "session" in tables else []
+    current = _rows(con, f"select * from {V2_SESSIONS}") if V2_SESSIONS in tables else []
+    old = {row.get("id"): row for row in legacy}
+    newer = {row.get("id") for row in current}
+    pairs = [(row, old.get(row.get("id"))) for row in current]
+    pairs += [(row, None) for row in legacy if row.get("id") not in newer]
+    return sorted(pairs, key=lambda pair: _order(pair[0]))
 
 
 def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Record]:
-    """One record per session of an open OpenCode database: its document, or the error that refused it (that
-    session only); a database without OpenCode's tables is one error record."""
+    """One record per session of an open OpenCode database, 1.x or 2.x or both: its document, or the error that
+    refused it (that session only); a database without OpenCode's tables is one error record."""
     tables = table_names(con)
-    if not tables >= DATABASE_TABLES:
-        missing = ", ".join(sorted(DATABASE_TABLES - tables))
+    if not (names_database(DATABASE_TABLES, tables) or (V2_MESSAGES in tables and "session" in tables)):
+        missing = ", ".join(sorted(V1_TABLES - tables))
         found = ", ".join(sorted(tables)[:12]) or "none"
-        v2 = f"; an OpenCode 2 database ({V2_SESSIONS}), whose storage is not read yet" if V2_SESSIONS in tables else ""
         yield Record(
             None,
             b"",
             error=FormatError(
-                f"not an OpenCode database: it has no table {missing} (its tables: {found}){v2}",
+                f"not an OpenCode database: it has no table {missing}, nor OpenCode 2's {V2_SESSIONS} and "
+                f"{V2_MESSAGES} (its tables: {found})",
                 document_id=document_id,
             ),
         )
         return
     try:
-        sessions = _rows(con, "select * from session order by time_created, id")
+        sessions = _sessions(con, tables)
     except sqlite3.Error as exc:
         yield Record(None, b"", error=_unreadable(exc, "session", document_id))
         return
-    v2 = _v2_messages(con, tables)
-    for row in sessions:
+    for row, legacy in sessions:
         export: Any = None
         try:
-            export = session_export(con, row)
-            elsewhere = _only_in_v2(con, v2, row.get("id"), {m["info"]["id"] for m in export["messages"]})
-            if elsewhere:  # all its messages, or its later ones (an upgrade), are only in OpenCode 2's storage
-                raise _v2_refusal(row.get("id"), elsewhere, len(export["messages"]))
+            export = session_export(con, row, legacy)
             yield Record(None, orjson.dumps(export), story=read_export(export, document_id), value=export)
         except sqlite3.Error as exc:
             yield Record(None, b"", error=_unreadable(exc, f"session {row.get('id')}", document_id))
@@ -151,57 +212,29 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
             reason = exc.reason if str(row.get("id")) in exc.reason else f"session {row.get('id')}: {exc.reason}"
             error = type(exc)(reason, pointer=exc.pointer, document_id=document_id)
             yield Record(None, orjson.dumps(export) if export is not None else b"", error=error, value=export)
-
-    yield from _v2_sessions(con, tables, {row.get("id") for row in sessions}, v2, document_id)
-
-
-def _v2_messages(con: sqlite3.Connection, tables: frozenset[str]) -> dict[Any, int]:
-    """Session id → how many ``session_message`` rows (OpenCode 2's storage) it has; {} without the table."""
-    if V2_MESSAGES not in tables:
-        return {}
-    try:
-        return dict(con.execute(f"select session_id, count(*) from {V2_MESSAGES} group by session_id").fetchall())
-    except sqlite3.Error:
-        return {}  # a table of another shape: nothing known to be there
+    yield from _orphans(con, tables, {row.get("id") for row, _ in sessions}, document_id)
 
 
-def _only_in_v2(con: sqlite3.Connection, v2: dict[Any, int], sid: Any, read: set[Any]) -> int:
-    """How many of the session's ``session_message`` rows no ``message`` row of it has the id of: a message OpenCode 2
-    wrote there alone (when it writes the same message to both tables, with one id, nothing is missing)."""
-    if not v2.get(sid):
-        return 0
-    ids = [r[0] for r in con.execute(f"select id from {V2_MESSAGES} where session_id = ?", (sid,))]
-    return sum(i not in read for i in ids)
-
-
-def _v2_refusal(sid: Any, count: int, read: int) -> FormatError:
-    """A session some of whose messages are in OpenCode 2's storage: read without them it would be cut short."""
-    return FormatError(
-        f"session {sid}: {count} message(s) in {V2_MESSAGES} (beside {read} in message), OpenCode 2's storage, "
-        "which this reader does not read yet: not read"
-    )
-
-
-def _v2_sessions(
-    con: sqlite3.Connection, tables: frozenset[str], read: set[Any], v2: dict[Any, int], document_id: str | None
+def _orphans(
+    con: sqlite3.Connection, tables: frozenset[str], read: set[Any], document_id: str | None
 ) -> Iterator[Record]:
-    """A refusal for each session only OpenCode 2's ``session_v2`` table holds (an upgraded database: the 1.x
-    tables read above stopped at the upgrade), named, so that no session is left out unsaid."""
-    if V2_SESSIONS not in tables:
+    """A refusal naming each session that has ``session_message`` rows but no session row in either table (a
+    session OpenCode deleted leaves none: its rows go with it), so that no message is left out unsaid."""
+    if V2_MESSAGES not in tables:
         return
     try:
-        ids = [r[0] for r in con.execute(f"select id from {V2_SESSIONS} order by time_created, id")]
+        counts = con.execute(f"select session_id, count(*) from {V2_MESSAGES} group by session_id").fetchall()
     except sqlite3.Error as exc:
-        yield Record(None, b"", error=_unreadable(exc, V2_SESSIONS, document_id))
+        yield Record(None, b"", error=_unreadable(exc, V2_MESSAGES, document_id))
         return
-    for sid in ids:
+    for sid, count in counts:
         if sid not in read:
             yield Record(
                 None,
                 b"",
                 error=FormatError(
-                    f"session {sid}: it is in {V2_SESSIONS} with {v2.get(sid, 0)} message(s) in {V2_MESSAGES}, "
-                    "OpenCode 2's storage, which this reader does not read yet: not read",
+                    f"session {sid}: {count} message(s) in {V2_MESSAGES} but no row in {V2_SESSIONS} or session, "
+                    "so no session to read them as: not read",
                     document_id=document_id,
                 ),
             )

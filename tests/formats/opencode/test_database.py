@@ -343,13 +343,12 @@ def test_a_subagent_session_in_a_database_is_linked_as_two_exports_are(tmp_path)
     }
 
 
-def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
+def test_opencode_2s_sessions_beside_the_real_1x_ones_are_read_each_once(tmp_path):
     """docs/formats/opencode.md, "OpenCode 2": a copy of the real 1.18.13 database given what an upgrade to OpenCode 2
     adds (its ``session_v2`` table, with the columns of anomalyco/opencode's schema the reader needs, and rows in the
-    real database's own ``session_message`` table): the sessions with messages only there are refused by name, the
-    others still read (one whose ``session_message`` row repeats a ``message`` row's id too); before, the
-    ``session_v2`` session was not in the rows, and the first session read without its later message, and no message
-    said so."""
+    real database's own ``session_message`` table): a session only ``session_v2`` holds is read, a 1.x session
+    continued in 2.x is read with its later message (after its 1.x ones), a ``session_message`` row repeating a
+    ``message`` row's id is that message, read once; before (main at 641fdcb), the first two were refused by name."""
     path = tmp_path / "opencode.db"
     shutil.copy(DB, path)
     con = sqlite3.connect(path)
@@ -360,7 +359,7 @@ def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
         ("msg_v2a", "ses_v2only", "user", 1, '{"text": "after the upgrade"}'),
         ("msg_v2b", "ses_v2only", "assistant", 2, '{"content": [{"type": "text", "text": "ok"}]}'),
         ("msg_v2c", SESSIONS[0], "user", 9, '{"text": "the same session, continued in 2.0"}'),
-        # the same message in both tables, with one id (OpenCode writing both projections): nothing is missing
+        # the same message in both tables, with one id (OpenCode 2's backfill): read once, from `message`
         ("msg_fceaa6602001B2FFryUj66zJ0w", SESSIONS[1], "user", 1, '{"text": "as in message"}'),
     ]
     con.execute("pragma foreign_keys = off")
@@ -371,18 +370,32 @@ def test_opencode_2s_sessions_are_refused_by_name_never_left_out(tmp_path):
     )
     con.commit()
     con.close()
-    records = list(iter_records("auto", path.read_bytes(), "opencode.db"))
-    assert [r.story["session"] for r in records if r.story] == SESSIONS[1:]
-    errors = [str(r.error) for r in records if r.error]
-    assert len(errors) == 2
-    assert f"session {SESSIONS[0]}: 1 message(s) in session_message (beside 2 in message)" in errors[0]
-    assert "session ses_v2only: it is in session_v2 with 2 message(s) in session_message" in errors[1]
-    assert all("OpenCode 2's storage, which this reader does not read yet" in e for e in errors)
-    with pytest.raises(datasets.exceptions.DatasetGenerationError, match="ses_"):
-        datasets.load_dataset("pchronicle", "auto", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+    before = {s["session"]: s for s in stories()}
+    got = list(iter_records("auto", path.read_bytes(), "opencode.db"))
+    assert [r.error for r in got] == [None] * 4
+    read = {r.story["session"]: r.story for r in got}
+    assert sorted(read) == sorted([*SESSIONS, "ses_v2only"])  # each once (in time_created order, session_v2's first)
+    continued = read[SESSIONS[0]]["turns"]
+    assert continued[:-1] == before[SESSIONS[0]]["turns"]
+    assert continued[-1]["msg"] == [{"type": "text", "text": "the same session, continued in 2.0"}]
+    assert read[SESSIONS[1]]["turns"] == before[SESSIONS[1]]["turns"]
+    assert [t["msg"] for t in read["ses_v2only"]["turns"]] == [
+        [{"type": "text", "text": "after the upgrade"}],
+        [{"type": "text", "text": "ok"}],
+    ]
+    ds = datasets.load_dataset("pchronicle", "auto", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+    assert ds.num_rows == 4
 
-    con = sqlite3.connect(path)  # a database of OpenCode 2 alone
+    con = sqlite3.connect(path)  # a database of OpenCode 2 alone: its two tables name it
     con.executescript("drop table part; drop table message; drop table session;")
     con.close()
+    first, alone, orphan = iter_records("auto", path.read_bytes(), "opencode.db")
+    assert (first.story["session"], alone.story["session"]) == (SESSIONS[0], "ses_v2only")
+    assert f"session {SESSIONS[1]}: 1 message(s) in session_message but no row in session_v2 or session" in str(
+        orphan.error
+    )  # its session row was in the 1.x table dropped here: the message is named, not left out
+    con = sqlite3.connect(path)
+    con.executescript("drop table session_v2;")
+    con.close()
     [record] = iter_records("opencode", path.read_bytes(), "opencode.db")
-    assert "an OpenCode 2 database (session_v2), whose storage is not read yet" in str(record.error)
+    assert "not an OpenCode database: it has no table message, part, session, nor OpenCode 2's" in str(record.error)
