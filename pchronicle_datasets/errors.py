@@ -80,8 +80,26 @@ class BadRecordError(FormatError, DatasetGenerationError):
 
     It is a ``FormatError`` (with the file, line and pointer of the cause; ``loading.policy.refusal`` makes it)
     and a ``DatasetGenerationError``, so ``load_dataset`` lets it through as it is instead of wrapping it in a
-    bare "An error occurred while generating the dataset".
+    bare "An error occurred while generating the dataset". Its message ends with what to do:
+
+    >>> print(BadRecordError("not valid JSON: unexpected end of data", document_id="s.jsonl", line=12))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (root): not valid JSON: unexpected end of data in s.jsonl line 12 (a line that stops before its JSON ends: the
+    last line of a log its program is still writing ends so; load again once it has finished). To load the rest,
+    each bad record left out, counted and kept in quarantine_file when one is given, pass on_bad_records="skip"
     """
+
+    def _render(self) -> str:
+        text = super()._render()
+        if "unexpected end of data" in self.reason:  # orjson's words for JSON cut short
+            text += (
+                " (a line that stops before its JSON ends: the last line of a log its program is still writing ends"
+                " so; load again once it has finished)"
+            )
+        return text + (
+            ". To load the rest, each bad record left out, counted and kept in quarantine_file when one is given, pass"
+            ' on_bad_records="skip"'
+        )
 
 
 class NoConversationError(FormatError):

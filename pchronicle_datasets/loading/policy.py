@@ -15,8 +15,8 @@ note (``no_conversation_note``), since every real session folder holds such file
 (``cli.py``, ``spark/cli.py``) and ``redact --check``.
 
 >>> from pchronicle_datasets.errors import FormatError
->>> str(refusal(FormatError("not JSON", line=3), "cap.jsonl"))
-'(root): not JSON [FormatError] in cap.jsonl line 3'
+>>> str(refusal(FormatError("not JSON", line=3), "cap.jsonl"))  # doctest: +ELLIPSIS
+'(root): not JSON [FormatError] in cap.jsonl line 3. To load the rest, ... pass on_bad_records="skip"'
 >>> check_policy("ignore")
 Traceback (most recent call last):
 ...

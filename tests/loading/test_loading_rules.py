@@ -116,7 +116,8 @@ def test_the_refusal_names_file_line_pointer_and_kind():
     err = refusal(FormatError("not JSON", pointer="/x", line=3), "cap.jsonl")
     assert isinstance(err, BadRecordError) and isinstance(err, FormatError)
     assert (err.document_id, err.line, err.pointer) == ("cap.jsonl", 3, "/x")
-    assert str(err) == "/x: not JSON [FormatError] in cap.jsonl line 3"
+    assert str(err).startswith("/x: not JSON [FormatError] in cap.jsonl line 3. To load the rest,")
+    assert str(err).endswith('pass on_bad_records="skip"')  # what to do
     assert refusal(FormatError("bad", document_id="other.jsonl"), "cap.jsonl").document_id == "other.jsonl"
 
 

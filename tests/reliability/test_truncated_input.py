@@ -254,3 +254,24 @@ def test_incremental_reading_gives_the_same_bytes_for_any_chunking():
         pieces = [packed[i : i + 777] for i in range(0, len(packed), 777)]
         assert b"".join(iter_decompressed(pieces)) == data
     assert b"".join(iter_decompressed([data[:3], data[3:]])) == data  # not compressed: passed through
+
+
+def test_a_session_log_whose_last_line_is_still_being_written_says_what_to_do(tmp_path):
+    """A harness's session file read while the harness writes its last line: the load stops on that line, saying
+    why a line ends early and what to do (load again later, or skip it: the rest is read)."""
+    real = (
+        Path(__file__).resolve().parents[2] / "tests" / "data" / "claude_code" / "daaain_dag_compact_after_rewind.jsonl"
+    )
+    project = tmp_path / "projects" / "-home-me-app"
+    project.mkdir(parents=True)
+    text = real.read_bytes()
+    (project / "session.jsonl").write_bytes(text[: len(text) - 40])  # the last line cut, no newline after it
+    lines = text.count(b"\n")
+    with pytest.raises(BadRecordError, match=r"line \d+ \(a line that stops before its JSON ends") as info:
+        datasets.load_dataset("pchronicle", "auto", data_dir=str(tmp_path / "projects"), cache_dir=str(tmp_path / "c"))
+    assert info.value.line == lines and "load again once it has finished" in str(info.value)
+    assert str(info.value).endswith('pass on_bad_records="skip"')
+    ds = datasets.load_dataset(
+        "pchronicle", "auto", data_dir=str(tmp_path / "projects"), cache_dir=str(tmp_path / "c2"), on_bad_records="skip"
+    )
+    assert ds["train"].num_rows == 1
