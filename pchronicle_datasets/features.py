@@ -283,7 +283,10 @@ _TRAINING_VIEW = _pick(
         "session",
         ("origin", ["format"]),
         ("agent", ["id", "model", "tools"]),
-        ("turns", ["src", "msg", "reason", ("tool_calls", ["tcid", "fn", "args", "result"]), "observation", "copied"]),
+        (
+            "turns",
+            ["src", "msg", "reason", ("tool_calls", ["tcid", "fn", "args", "result"]), "observation", "copied", "kind"],
+        ),
     ],
 )
 

@@ -1,7 +1,8 @@
 """Subagent links across the files of one load: a child session's file names its parent (a Codex rollout's
 ``session_meta.parent_thread_id``), so the parent document learns its ``/children`` only from the other files.
 
-A format that can tell a file's (session, parent session) from its first record has ``parent_of(first_record)``;
+A format that can tell a file's (session, parent session) from its first record has ``parent_of(first_record)``,
+one that tells it from the file's place has ``parent_of_path(path)`` (Cursor: ``<parent>/subagents/<id>.jsonl``);
 ``parent_links`` reads the first line of each file of a load (decompressed, bounded) and gives
 ``{parent session: [child sessions]}``; ``with_children`` adds them to the parents' documents as they are read.
 A child loaded alone keeps its ``/parent`` (its reader sets it); a parent loaded alone lists no children.
@@ -57,7 +58,7 @@ def parent_links(paths: Iterable[str], fmt: str) -> dict[str, list[str]]:
         fixed = None if fmt == "auto" else get_format(fmt)
     except ValueError:
         return {}
-    if fixed is not None and not hasattr(fixed, "parent_of"):
+    if fixed is not None and not (hasattr(fixed, "parent_of") or hasattr(fixed, "parent_of_path")):
         return {}
     links: dict[str, list[str]] = {}
     for path in paths:
@@ -73,6 +74,9 @@ def parent_links(paths: Iterable[str], fmt: str) -> dict[str, list[str]]:
             continue
         parent_of = getattr(module, "parent_of", None)
         pair = parent_of(value) if parent_of is not None else None
+        by_path = getattr(module, "parent_of_path", None)  # a child known by where it lies (Cursor's subagents/)
+        if pair is None and by_path is not None:
+            pair = by_path(path)
         if pair is not None and pair[0] not in links.setdefault(pair[1], []):
             links[pair[1]].append(pair[0])
     return links

@@ -11,7 +11,8 @@ from its content), two accountings, computed from the source and the outputs wit
    (``<think>``, ``<tool_call>``, ``<tool_response>``) is compared piece by piece. Short single tokens (roles,
    part types, ``"function"``) are structure, not content, and are not counted.
 2. **Document → training text.** Every message text, call (name and arguments) and result content of each
-   document is found in what ``to_messages`` and ``to_sharegpt`` write for it, or the map reports a loss.
+   document is found in what ``to_messages`` and ``to_sharegpt`` write for it, or the map reports a loss; a
+   harness's notice no model saw (``notices.is_notice``) is left out of every training text by rule.
 
 A new format's test files are covered as soon as they are in ``tests/data/``; a SQLite database (OpenCode's, Goose's) is
 accounted for from the rows of the tables that name its format's databases (``DATABASE_TABLES``).
@@ -32,6 +33,7 @@ import pchronicle_datasets as pc
 from pchronicle_datasets.formats import database_format, detect, iter_records
 from pchronicle_datasets.formats.database import is_database, opened, table_names, table_sets
 from pchronicle_datasets.losses import collect_losses
+from pchronicle_datasets.notices import is_notice
 from pchronicle_datasets.render.sharegpt import system_prompt
 from pchronicle_datasets.sidecars import groups, join_members
 
@@ -209,7 +211,7 @@ def test_every_source_string_is_in_the_document(path: Path) -> None:
 def _items(story: dict) -> Iterator[tuple[str, str]]:
     """``(pointer, text)`` of each message text, call and result of a document that training text should show."""
     for t, turn in enumerate(story["turns"]):
-        if turn.get("copied"):
+        if turn.get("copied") or is_notice(turn):  # a notice no model saw is in no training text (notices.py)
             continue
         for s in _strings(turn.get("msg")):
             for piece in MARKUP.split(s):

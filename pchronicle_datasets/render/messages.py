@@ -19,6 +19,7 @@ from typing import Any
 from ..jsonio import dumps_text
 from ..linking import place_results, shown_call_ids
 from ..losses import report_loss
+from ..notices import is_notice
 from .sharegpt import message_text, tool_schema, written_arguments
 
 __all__ = ["render_messages", "tool_functions"]
@@ -51,6 +52,7 @@ def render_messages(
     keep_invalid_args: bool = False,
     arguments: str = "object",
     developer: str = "developer",
+    drop_notices: bool = False,
 ) -> dict[str, Any]:
     """``{"messages": [...], "tools": [...]}`` for a Storyline document (see ``pc.to_messages``).
 
@@ -62,6 +64,7 @@ def render_messages(
     not JSON is ``{}``, a counted loss: ``written_arguments``). A
     result that answers a call is a ``tool`` message after the turn with the call; one that answers no call is
     the next ``user`` message. Renamed call ids are shown as the source wrote them (``/meta/source_call_ids``).
+    ``drop_notices``: leave out the turns no model saw (``notices.is_notice``), as every training output does.
 
     >>> story = {"schema_version": "storyline/v1", "session": "s", "agent": {"id": "a"}, "turns": [
     ...     {"id": 1, "src": "system", "msg": "Be brief."}, {"id": 2, "src": "developer", "msg": "No tools."},
@@ -80,7 +83,7 @@ def render_messages(
     messages: list[dict[str, Any]] = []
     folded: list[str] = []
     for t, turn in enumerate(story["turns"]):
-        if drop_copied and turn.get("copied"):
+        if (drop_copied and turn.get("copied")) or (drop_notices and is_notice(turn)):
             continue
         src, ptr = turn["src"], f"/turns/{t}"
         text = message_text(turn["msg"], f"{ptr}/msg")

@@ -33,6 +33,7 @@ from ..markup_tags import (
     tool_call_block,
     tool_response_block,
 )
+from ..notices import is_notice
 
 __all__ = [
     "JSON_CHUNKS",
@@ -450,6 +451,7 @@ def conversation(
     empty_think: bool = True,
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
+    drop_notices: bool = False,
 ) -> list[dict[str, str]]:
     """The ShareGPT ``[{"from", "value"}]`` of a Storyline document (see the module docs).
 
@@ -457,9 +459,13 @@ def conversation(
     system turns: the seed's rule, counted as ``system_prompt_replaced``); ``keep_system_prompt=True`` writes the
     system turns instead (the generated prompt only when there is none). Later system turns, ``developer`` turns
     and turns of other sources are ``system`` elements where they stand; a result that answers no tool call is a
-    ``human`` element after its turn.
+    ``human`` element after its turn. ``drop_notices``: leave out the turns no model saw (``notices.is_notice``), as
+    every training output does.
     """
-    has_system = any(t["src"] == "system" and not (drop_copied and t.get("copied")) for t in story["turns"])
+    has_system = any(
+        t["src"] == "system" and not (drop_copied and t.get("copied")) and not (drop_notices and is_notice(t))
+        for t in story["turns"]
+    )
     generated = not (keep_system_prompt and has_system)
     return elements(
         story,
@@ -468,6 +474,7 @@ def conversation(
         empty_think=empty_think,
         drop_copied=drop_copied,
         keep_invalid_args=keep_invalid_args,
+        drop_notices=drop_notices,
     )
 
 
@@ -480,6 +487,7 @@ def elements(
     drop_copied: bool = False,
     keep_invalid_args: bool = False,
     loose: bool = True,
+    drop_notices: bool = False,
 ) -> list[dict[str, str]]:
     """The elements of ``conversation``; ``inline_system``: every system turn is written where it stands
     (else the leading ones are replaced by the generated prompt); ``loose``: results that answer no call are
@@ -500,7 +508,7 @@ def elements(
     for t, turn in enumerate(story["turns"]):
         src = turn["src"]
         leading = leading and src == "system"
-        if drop_copied and turn.get("copied"):
+        if (drop_copied and turn.get("copied")) or (drop_notices and is_notice(turn)):
             continue
         if src == "agent":
             msg = turn.get("msg")

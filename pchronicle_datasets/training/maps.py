@@ -309,6 +309,7 @@ def to_sharegpt(
         "empty_think": empty_think,
         "drop_copied": drop_copied,
         "keep_invalid_args": keep_invalid_args,
+        "drop_notices": True,  # what no model saw is never trained (notices.py)
     }
     exact = empty_think and not drop_copied and not keep_invalid_args
 
@@ -339,7 +340,12 @@ def _llamafactory(
 
     def convert(story: dict[str, Any]) -> dict[str, Any]:
         out = render_messages(
-            story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer="system"
+            story,
+            drop_copied=drop_copied,
+            keep_invalid_args=keep_invalid_args,
+            arguments="object",
+            developer="system",
+            drop_notices=True,
         )
         copied = copied_answers(story, drop_copied=drop_copied)
         marks = (
@@ -553,6 +559,7 @@ def to_messages(
             keep_invalid_args=keep_invalid_args,
             arguments=arguments,
             developer=developer,
+            drop_notices=True,
         )
         if policy:
             copied = copied_answers(story, drop_copied=drop_copied)
@@ -602,7 +609,12 @@ def to_prompt_completion(
 
     def convert(story: dict[str, Any]) -> dict[str, Any]:
         out = render_messages(
-            story, drop_copied=drop_copied, keep_invalid_args=keep_invalid_args, arguments="object", developer=developer
+            story,
+            drop_copied=drop_copied,
+            keep_invalid_args=keep_invalid_args,
+            arguments="object",
+            developer=developer,
+            drop_notices=True,
         )
         messages = out["messages"]
         copied = copied_answers(story, drop_copied=drop_copied)

@@ -12,13 +12,13 @@ calling those functions, because a call per turn and per result cost a tenth of 
 two equal over every test corpus and over generated documents: a change to one is a failing test until the
 other follows.
 
-Everything else is left to ``conversation``: the function gives None for a row with anything that needs a
-rule this module does not hold — a loss to count (content parts, invalid arguments, reasoning on a non-agent
-turn…), a result without a known call id (linked by position), a later system turn, a turn of another source,
-a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``), a document read
-from ShareGPT (its source is given back) or JSON text that may hold an integer beyond 64 bits (refused there
-with its pointer: orjson would read it as a float). The one loss it counts, a leading system prompt the generated one
-replaces, it reports once the row is done, so a row it gives up on is rendered from the start by
+Everything else is left to ``conversation``: the function gives None for a row with anything that needs a rule
+this module does not hold — a loss to count (content parts, invalid arguments, reasoning on a non-agent turn…), a
+result without a known call id (linked by position), a later system turn, a notice no model saw (``notices.py``),
+a turn of another source, a ``<REASONING_SCRATCHPAD>`` tag, calls renamed by a reader (``/meta/source_call_ids``),
+a document read from ShareGPT (its source is given back) or JSON text that may hold an integer beyond 64 bits
+(refused there with its pointer: orjson would read it as a float). The one loss it counts, a leading system prompt
+the generated one replaces, it reports once the row is done, so a row it gives up on is rendered from the start by
 ``conversation`` with nothing counted twice.
 
 >>> import pchronicle_datasets as pc
@@ -45,6 +45,7 @@ from ..jsonio import may_hold_big_int
 from ..linking import SOURCE_CALL_IDS
 from ..losses import report_loss
 from ..markup_tags import EMPTY_THINK, SCRATCHPAD_MARK, THINK, THINK_PARTS, TOOL_CALL_PARTS, TOOL_RESPONSE_PARTS
+from ..notices import NOTICE_KINDS
 from ..render.sharegpt import (
     JSON_CHUNKS,
     MAYBE_JSON,
@@ -59,7 +60,7 @@ __all__ = ["row_conversation", "row_elements", "table_elements"]
 
 NAME = get_format("sharegpt").NAME  # a row read from ShareGPT gives back its source (training/maps.py)
 
-_TURN_FIELD_NAMES = ("src", "msg", "reason", "tool_calls", "observation")
+_TURN_FIELD_NAMES = ("src", "msg", "reason", "tool_calls", "observation", "kind")
 _TURN_FIELDS = operator.itemgetter(*_TURN_FIELD_NAMES)
 
 
@@ -97,15 +98,15 @@ def _covered(session: Any, origin_format: Any, renamed: bool) -> bool:
 
 
 def _turn_tuple(turn: Mapping[str, Any]) -> tuple:
-    """``(src, msg, reason, calls, observation)`` of a row's turn, ``calls`` as ``(tcid, fn, args, result)``
+    """``(src, msg, reason, calls, observation, kind)`` of a row's turn, ``calls`` as ``(tcid, fn, args, result)``
     tuples: the shape ``table_elements`` reads from Arrow columns."""
     try:
-        src, msg, reason, calls, observation = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
+        src, msg, reason, calls, observation, kind = _TURN_FIELDS(turn)  # one C call: a row from Arrow has them all
     except KeyError:  # a row from story_to_row holds only the fields the document has
-        src, msg, reason, calls, observation = (turn["src"], *map(turn.get, _TURN_FIELD_NAMES[1:]))
+        src, msg, reason, calls, observation, kind = (turn["src"], *map(turn.get, _TURN_FIELD_NAMES[1:]))
     if calls:
         calls = [(c["tcid"], c["fn"], c["args"], c.get("result")) for c in calls]
-    return src, msg, reason, calls, observation
+    return src, msg, reason, calls, observation, kind
 
 
 def table_elements(batch: pa.RecordBatch) -> list[tuple[list[dict[str, str]], list[int]] | None]:
@@ -150,6 +151,7 @@ def table_elements(batch: pa.RecordBatch) -> list[tuple[list[dict[str, str]], li
             fields["reason"].to_pylist(),
             per_turn,
             fields["observation"].to_pylist(),
+            fields["kind"].to_pylist(),
             strict=True,
         )
     )
@@ -202,7 +204,7 @@ def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str,
     leading = True  # still in the leading system turns, which the generated prompt replaces
     replaced: list[int] = []  # the leading system turns with a prompt of their own: counted once the row is done
     blocks: list[str] | None = None
-    for t, (src, msg, reason, calls, observation) in enumerate(turns):
+    for t, (src, msg, reason, calls, observation, kind) in enumerate(turns):
         msg = loads(msg) if msg is not None else None
         if type(msg) is not str:
             return None  # content parts, JSON, no message: conversation writes them (and counts the loss)
@@ -245,6 +247,8 @@ def _elements(tools: str | None, turns: Iterable[tuple]) -> tuple[list[dict[str,
         else:
             if calls or reason:
                 return None  # dropped: counted by conversation
+            if src == "system" and kind in NOTICE_KINDS:
+                return None  # a notice no model saw, which conversation leaves out (notices.py)
             leading = leading and src == "system"
             if src == "user":
                 out.append({"from": "human", "value": msg})

@@ -29,7 +29,7 @@ from typing import Any
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
 from .fields import EVENT_KEYS, FAMILIES, NAME
-from .reader import Session
+from .reader import Session, subagent_documents
 from .writer import encode
 
 __all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
@@ -79,10 +79,13 @@ def iter_records(data: Any, document_id: str | None = None):
         session.event(index, value)
     try:
         story = session.finish()
+        children = subagent_documents(session, story)  # each subagent's events, a linked document of its own
     except PchronicleError as exc:
         yield Record(first, b"\n".join(raws), error=exc.with_context(document_id=document_id, line=first))
         return
     yield Record(first, b"\n".join(raws), story=story)
+    for child in children:
+        yield Record(first, b"", story=child)
 
 
 def decode(data: str | bytes, document_id: str | None = None) -> list[dict[str, Any]]:

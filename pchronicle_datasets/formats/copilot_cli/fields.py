@@ -31,6 +31,32 @@ FAMILIES = ("session", "system", "user", "assistant", "tool", "subagent")
 #: The ``data`` key that marks an event as a subagent's (deprecated in the CLI's schema for a top-level ``agentId``,
 #: which ``EVENT_KEYS`` already leaves out): such an event stays whole in the residual, out of the main conversation.
 SUBAGENT_DATA_KEY = "parentToolCallId"
+#: The top-level key of a subagent's event (Copilot CLI 1.0.5x on: "Sub-agent instance identifier. Absent for events
+#: from the root/main agent"), and the event that names the ``task`` call a subagent runs for (``data.toolCallId``).
+AGENT_KEY = "agentId"
+SUBAGENT_STARTED = "subagent.started"
+#: A subagent's events, which stay whole in the main document's residual, also make a document of their own (read as
+#: the main agent's events are): ``/session`` ``<main session>/<agent id>``, ``/parent`` ``{"psid": <main session>,
+#: "rel": "subagent", "scid": <its task call>, "ptid": <the turn of that call>}``; the main document lists it in
+#: ``/children``. A derived document: it keeps no residual (the main document holds every value) and its
+#: ``/meta/copilot-cli`` names its agent and lines, no layout, so it is written back only as part of its main file.
+SUBAGENT_REL = "subagent"
+
+
+def agent_of(ev: dict) -> str | None:
+    """The subagent an event belongs to (its ``agentId``, else its ``data.parentToolCallId``), None for the main
+    agent's.
+
+    >>> agent_of({"type": "user.message", "data": {}, "agentId": "a1"}), agent_of({"data": {"parentToolCallId": "c"}})
+    ('a1', 'c')
+    """
+    agent = ev.get(AGENT_KEY)
+    if type(agent) is str and agent:
+        return agent
+    data = ev.get("data")
+    agent = data.get(SUBAGENT_DATA_KEY) if isinstance(data, dict) else None
+    return agent if type(agent) is str and agent else None
+
 
 #: A ``user.message`` the user did not type is a context turn (``copied``, ``kind`` ``context``), its reason in
 #: ``extra.copilot_cli.context``: a ``source`` with one of these prefixes (``skill-pdf``: a skill's hidden

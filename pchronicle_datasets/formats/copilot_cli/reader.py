@@ -22,6 +22,7 @@ from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
 from .fields import (
+    AGENT_KEY,
     ASSISTANT,
     COMPACTION,
     COMPACTION_CONTEXT,
@@ -34,15 +35,18 @@ from .fields import (
     SHUTDOWN,
     START,
     SUBAGENT_DATA_KEY,
+    SUBAGENT_REL,
+    SUBAGENT_STARTED,
     SUMMARY_KEY,
     SYSTEM,
     USER,
+    agent_of,
     context_of,
 )
 
 SOURCES = {SYSTEM: "system", USER: "user", ASSISTANT: "agent"}  # a message event's turn source
 
-__all__ = ["Session"]
+__all__ = ["Session", "subagent_documents"]
 
 
 def _failure(data: dict) -> str | None:
@@ -58,7 +62,11 @@ def _failure(data: dict) -> str | None:
 class Session:
     """The reading of one events file, an event at a time (its document: ``finish()``)."""
 
-    def __init__(self, document_id: str | None) -> None:
+    def __init__(self, document_id: str | None, agent: str | None = None) -> None:
+        self.document_id = document_id
+        self.agent = agent  # the subagent whose events this reading takes (None: the main agent's)
+        self.subagents: dict[str, list[tuple[int, dict]]] = {}  # a subagent's events, by agent, in file order
+        self.lines: list[int] = []  # a subagent's reading: the lines of its events
         self.kept = Residual(NAME, document_id)
         self.story: dict[str, Any] = {
             "schema_version": "storyline/v1",
@@ -79,9 +87,13 @@ class Session:
             self.layout.append(None)  # a line that was not JSON
         kind = ev.get("type") if isinstance(ev, dict) else None
         data = ev.get("data") if isinstance(ev, dict) else None
-        if not isinstance(data, dict) or not ev.keys() <= EVENT_KEYS or type(kind) is not str:
+        agent = agent_of(ev) if isinstance(ev, dict) else None
+        keys = EVENT_KEYS | {AGENT_KEY} if self.agent is not None else EVENT_KEYS
+        if agent is not None and self.agent is None:
+            self.subagents.setdefault(agent, []).append((i, ev))  # also read as a document of its own
+        if not isinstance(data, dict) or not ev.keys() <= keys or type(kind) is not str:
             kind = None  # an event type that is no string is no event this reader maps (and no key of SOURCES)
-        elif type(data.get(SUBAGENT_DATA_KEY)) is str:
+        elif agent != self.agent:
             kind = None  # a subagent's event (a top-level ``agentId`` is no key of EVENT_KEYS): not the main agent's
         if kind == START and type(data.get("sessionId")) is str and data["sessionId"] and not self.story["session"]:
             self._start(ptr, ev)
@@ -233,6 +245,8 @@ class Session:
 
     def finish(self) -> dict[str, Any]:
         story = self.story
+        if self.agent is not None:
+            return self._finish_subagent()
         if not story["session"]:
             raise FormatError(
                 "a Copilot CLI events file starts with a session.start event naming its sessionId; this one has none",
@@ -244,3 +258,53 @@ class Session:
         if self.renamed:
             story["meta"][SOURCE_CALL_IDS] = self.renamed
         return self.kept.finish(story)
+
+    def _finish_subagent(self) -> dict[str, Any]:
+        """The document of a subagent's events: no residual (its main document holds every value), its agent and
+        lines in ``/meta/copilot-cli`` (no layout: not a file of its own)."""
+        story = self.story
+        if not story["turns"]:
+            raise NoConversationError("the subagent's events hold no message", pointer="")
+        story["meta"] = {NAME: {"version": 1, "subagent": self.agent, "lines": self.lines}}
+        if self.renamed:
+            story["meta"][SOURCE_CALL_IDS] = self.renamed
+        return Residual(NAME, self.document_id).finish(story, always=False)
+
+
+def subagent_documents(main: Session, story: dict[str, Any]) -> list[dict[str, Any]]:
+    """The documents of the subagents whose events ``main`` kept whole (``fields.SUBAGENT_REL``), each linked to
+    ``story`` (the main document, which gets their sessions in ``/children``); a subagent without a message gives
+    none."""
+    out = []
+    turn_of = {c["tcid"]: t["id"] for t in story["turns"] for c in t.get("tool_calls") or ()}
+    for agent, events in main.subagents.items():
+        child = Session(main.document_id, agent)
+        child.story["session"] = f"{story['session']}/{agent}"
+        child.lines = [i for i, _ in events]
+        spawn = next(
+            (
+                v
+                for _, ev in events
+                for v in (
+                    ev["data"].get(SUBAGENT_DATA_KEY),
+                    ev["data"].get("toolCallId") if ev.get("type") == SUBAGENT_STARTED else None,
+                )
+                if type(v) is str and v
+            ),
+            None,
+        )
+        parent: dict[str, Any] = {"psid": story["session"], "rel": SUBAGENT_REL}
+        if spawn is not None:
+            parent["scid"] = spawn
+            if spawn in turn_of:
+                parent["ptid"] = turn_of[spawn]
+        for i, ev in events:
+            child.event(i, ev)
+        child.story["parent"] = parent
+        try:
+            out.append(child.finish())
+        except NoConversationError:
+            continue
+    if out:
+        story["children"] = [c["session"] for c in out]
+    return out

@@ -161,10 +161,22 @@ def _synthesized(story: dict[str, Any]) -> list[Any]:
     return lines
 
 
+def _subagent_view(story: dict[str, Any]) -> bool:
+    """A document the reader made of a subagent's events (``/meta/copilot-cli/subagent``)."""
+    meta = story.get("meta") if isinstance(story.get("meta"), dict) else {}
+    hints = meta.get(NAME)
+    return (story.get("origin") or {}).get("format") == NAME and isinstance(hints, dict) and "subagent" in hints
+
+
 def encode(stories: list[dict[str, Any]], **options: Any) -> str:
-    """The events file of one document ("" for none); several are refused (one file per session)."""
+    """The events file of one document ("" for none); several are refused (one file per session), but for the
+    subagent documents read from the file of a main document also given (its events hold theirs)."""
     if not stories:
         return ""
+    # a subagent's document read from the same file as its main one is a view of events the main document holds
+    # (its residual): written with the main file, nothing of it is lost
+    sessions = {s.get("session") for s in stories}
+    stories = [s for s in stories if not (_subagent_view(s) and (s.get("parent") or {}).get("psid") in sessions)]
     if len(stories) > 1:
         raise FormatError(
             f"a Copilot CLI events file holds one session, not {len(stories)}: convert --per-document", pointer=""

@@ -28,10 +28,21 @@ from typing import Any
 from ...errors import FormatError, PchronicleError
 from ..base import Record, documents, open_file
 from .fields import NAME, ROLES
-from .reader import Transcript
+from .reader import Transcript, parent_of_path
 from .writer import encode
 
-__all__ = ["ALIASES", "EXTENSION", "NAME", "OUTPUT", "PER_DOCUMENT", "decode", "encode", "iter_records", "sniff"]
+__all__ = [
+    "ALIASES",
+    "EXTENSION",
+    "NAME",
+    "OUTPUT",
+    "PER_DOCUMENT",
+    "decode",
+    "encode",
+    "iter_records",
+    "parent_of_path",
+    "sniff",
+]
 
 ALIASES: tuple[str, ...] = ()
 EXTENSION = ".jsonl"

@@ -27,3 +27,30 @@ TOOL_KEYS = ("type", "name", "input")
 #: The id a call gets (transcripts hold none): its line's 0-based index among the non-blank lines and its part's
 #: index in the content, so the same file always gives the same ids.
 CALL_ID = "cursor-{index}-{part}"
+
+#: A user line Cursor writes itself, not the user's words: its text (the text parts joined, leading blanks left out)
+#: opens with one of these tags and holds no ``<user_query>``. The catalog of MCP tools the model may call
+#: (``<dynamic_tools>``: "You have access to tools through dynamic namespaces…"), the subagent types and skills, the
+#: files open in the editor; tools that read Cursor transcripts skip them as "not prompts" (entireio/cli's
+#: ``TestPromptRewrittenMidTurnAfterACompactionIsHarnessInjected``, herdr's "user entries that are only … a tool
+#: catalog are not prompts", a transcript harvester's ``_INJECTION_PREFIXES``). The model read it: a context turn
+#: (``copied``, ``kind`` ``context``, ``extra.cursor.context`` the tag's name), as Claude Code's reminders and
+#: Codex's ``<environment_context>`` are; not ``meta``, so ``pc.flags`` does not call it ``injected``.
+CONTEXT_TAGS = ("<dynamic_tools>", "<available_subagent_types>", "<agent_skills>", "<open_and_recently_viewed_files>")
+CONTEXT_KIND = "context"
+
+#: The line that closes a turn, ``{"type": "turn_ended", "status": …, "error"?: …}`` (residual, whole). A turn the
+#: user stopped ends ``status: "aborted"``, or ``status: "error"`` with ``error: "User aborted request"`` (Cursor's
+#: ``ERROR_USER_ABORTED_REQUEST``, "User aborted request."): counted in ``/meta/cursor/interrupted``
+#: (``formats.base.INTERRUPTED``; ``pc.flags``: ``interrupted``) when it closes a turn, not when it follows another
+#: ``turn_ended`` (an abort logged after the turn had ended: herdr's "an abort logged after a successful end does not
+#: make the turn an error").
+TURN_ENDED = "turn_ended"
+ABORTED_STATUS = "aborted"
+ABORTED_ERROR = "User aborted request"
+
+#: A subagent's transcript lies in its parent's folder: ``agent-transcripts/<parent id>/subagents/<id>.jsonl``. Its
+#: ``/parent`` is ``{"psid": <parent id>, "rel": "subagent"}``; the parent's ``/children`` come from the other files
+#: of a load (``parent_of_path``, read by ``session_links``).
+SUBAGENTS_DIR = "subagents"
+SUBAGENT_REL = "subagent"

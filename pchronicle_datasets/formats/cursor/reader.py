@@ -18,15 +18,60 @@ from typing import Any
 
 from ...errors import FormatError
 from ...pointer import escape
+from ..base import INTERRUPTED
 from ..residual import Residual, origin
-from .fields import CALL_ID, NAME, REDACTED, ROLES, TEXT_KEYS, TOOL_KEYS, WRAPPED
+from .fields import (
+    ABORTED_ERROR,
+    ABORTED_STATUS,
+    CALL_ID,
+    CONTEXT_KIND,
+    CONTEXT_TAGS,
+    NAME,
+    REDACTED,
+    ROLES,
+    SUBAGENT_REL,
+    SUBAGENTS_DIR,
+    TEXT_KEYS,
+    TOOL_KEYS,
+    TURN_ENDED,
+    WRAPPED,
+)
 
-__all__ = ["Transcript"]
+__all__ = ["Transcript", "parent_of_path"]
 
 
 def _session_of(document_id: str | None) -> str:
     stem = PurePosixPath((document_id or "").replace("\\", "/")).name.split(".", 1)[0]
     return stem or NAME
+
+
+def parent_of_path(document_id: str | None) -> tuple[str, str] | None:
+    """``(session, parent session)`` of a subagent's transcript, from where it lies
+    (``<parent id>/subagents/<id>.jsonl``), else None.
+
+    >>> parent_of_path("agent-transcripts/p1/subagents/c1.jsonl"), parent_of_path("agent-transcripts/p1/p1.jsonl")
+    (('c1', 'p1'), None)
+    """
+    parts = PurePosixPath((document_id or "").replace("\\", "/")).parts
+    if len(parts) < 3 or parts[-2] != SUBAGENTS_DIR or parts[-3] in ("", "/", ".", ".."):
+        return None
+    return _session_of(document_id), parts[-3]
+
+
+def _aborted(value: Any) -> bool:
+    """A ``turn_ended`` line of a turn the user stopped (``fields.TURN_ENDED``)."""
+    if not (isinstance(value, dict) and value.get("type") == TURN_ENDED):
+        return False
+    status = value.get("status")
+    return status == ABORTED_STATUS or (status == "error" and value.get("error") == ABORTED_ERROR)
+
+
+def _context_tag(turn: dict[str, Any]) -> str | None:
+    """The tag name of a user line Cursor wrote itself (``fields.CONTEXT_TAGS``), or None."""
+    text = "".join(p["text"] for p in turn["msg"]).lstrip()
+    if "<user_query>" in text:
+        return None
+    return next((tag[1:-1] for tag in CONTEXT_TAGS if text.startswith(tag)), None)
 
 
 def _take_line(
@@ -68,6 +113,9 @@ def _take_line(
                 kept.keep(f"{pptr}/{escape(key)}", v)
     if calls:
         turn["tool_calls"] = calls
+    tag = _context_tag(turn) if turn["src"] == "user" and not any(key.startswith(f"{i}/") for key in wrapped) else None
+    if tag is not None:  # Cursor's own text (a tool catalog…), not the user's words: derived, never written
+        turn.update(copied=True, kind=CONTEXT_KIND, extra={NAME: {"context": tag}})
     kinds[str(i)] = order
     for key, v in value["message"].items():
         if key != "content":
@@ -95,10 +143,19 @@ class Transcript:
         self.layout: list[int] = []
         self.wrapped: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
+        self.interrupted = 0
+        self.open = False  # a conversation line since the last turn_ended
+        parent = parent_of_path(document_id)
+        if parent is not None:
+            self.story["parent"] = {"psid": parent[1], "rel": SUBAGENT_REL}
 
     def line(self, index: int, value: Any) -> None:
         if _take_line(index, value, self.story, self.kept, self.wrapped, self.kinds):
             self.layout.append(index)
+            self.open = True
+        elif isinstance(value, dict) and value.get("type") == TURN_ENDED:
+            self.interrupted += _aborted(value) and self.open
+            self.open = False
 
     def finish(self, lines: int) -> dict[str, Any]:
         """The document (``lines``: how many lines the file has, for the writer); ``PchronicleError`` when no
@@ -107,6 +164,8 @@ class Transcript:
         story["meta"] = {NAME: {"version": 1, "lines": lines, "turns": self.layout, "kinds": self.kinds}}
         if self.wrapped:
             story["meta"][NAME]["wrapped"] = self.wrapped
+        if self.interrupted:
+            story["meta"][NAME][INTERRUPTED] = self.interrupted
         if not self.layout:  # nothing but residual: not a transcript
             raise FormatError(
                 "a Cursor transcript is JSON Lines of {role, message: {content: [...]}}; no line of this file is one",

@@ -53,6 +53,15 @@ def context_of(record: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+#: The system record of a compression checkpoint: its ``systemPayload.compressedHistory`` is the history the model
+#: sees from then on (qwen-code ``ChatCompressionRecordPayload``: "the new history contents that the model should see
+#: after compression (summary turns + retained tail)"; ``ChatCompressionService`` writes the summary as its first,
+#: ``user`` entry, then the model's "Got it. Thanks for the additional context!", then the kept tail, which the chain
+#: already holds). The summary's text parts make a context turn, as Codex's ``compacted`` lines do: ``src`` ``system``,
+#: ``kind`` ``context``, ``extra`` ``{"compaction": "chat_compression"}`` (the key ``pc.flags`` reads: ``compaction``).
+COMPRESSION_SUBTYPE = "chat_compression"
+COMPACTION_EXTRA = "compaction"
+
 #: The system record that names the session a sub-session was spawned from (``create_sub_session``), its payload
 #: key, and ``rel`` of the ``/parent`` it gives.
 PARENT_SUBTYPE = "parent_session"

@@ -2,7 +2,8 @@
 
 The conversation is the ``parentUuid`` chain from the file's last record, as the CLI rebuilds it on resume
 (``buildOrderedUuidChain``): its user and assistant records are turns, its ``tool_result`` records give their
-calls' results, its ``system`` records (telemetry, snapshots, compression checkpoints…) are kept whole. Every
+calls' results, its ``system`` records (telemetry, snapshots…) are kept whole, but for a compression checkpoint's
+summary, a context turn (``_compression``). Every
 record off the chain is kept whole too. Each value is mapped through ``formats/layout.py``'s pointer map (only
 when it comes back exactly) or kept as residual under its source pointer ``/{i}`` (``i`` the 0-based index among
 the non-blank lines), so the same-source writer gives every line back.
@@ -23,6 +24,8 @@ from ..residual import ENVELOPE_KEY, origin
 from .fields import (
     AGENT_ID,
     AGENT_NAME,
+    COMPACTION_EXTRA,
+    COMPRESSION_SUBTYPE,
     CONTEXT_KIND,
     EXTRA_KEY,
     GIT_BRANCH,
@@ -142,6 +145,8 @@ class _Session:
                 self._turn(ptr, rec)
             elif content and kind == TOOL_RESULT:
                 self._results(ptr, rec)
+            elif kind == SYSTEM and rec.get("subtype") == COMPRESSION_SUBTYPE and self._compression(ptr, rec):
+                self.system[COMPRESSION_SUBTYPE] = self.system.get(COMPRESSION_SUBTYPE, 0) + 1
             else:
                 self.lay.keep(ptr, rec)
                 if kind in TURN_TYPES and self.unread is None:
@@ -150,18 +155,62 @@ class _Session:
                 if kind == SYSTEM:
                     subtype = rec.get("subtype") if type(rec.get("subtype")) is str else ""
                     self.system[subtype] = self.system.get(subtype, 0) + 1
-        if not self.turns and self.unread is not None:
+        if not any(turn["src"] != "system" for turn in self.turns) and self.unread is not None:
             raise self.error(
                 f"{self.unread}/message",
                 "no user or assistant record of the conversation holds a message with Gemini parts: nothing to "
                 "read as turns",
             )
-        if not self.turns:
+        if not any(turn["src"] != "system" for turn in self.turns):  # a compression checkpoint alone is no talk
             raise NoConversationError(
                 "the session holds no user or assistant record on its chain: only bookkeeping",
                 document_id=self.document_id,
             )
         return self._story()
+
+    def _compression(self, ptr: str, rec: dict[str, Any]) -> bool:
+        """A ``chat_compression`` record whose ``compressedHistory`` opens with a ``user`` entry of text parts (the
+        summary): a context turn holding that text (``COMPRESSION_SUBTYPE``). Every other value of the record (its
+        ``info``, the model's acknowledgement, the kept tail the chain already holds) stays residual at its pointer.
+        False (the caller keeps the record whole) for one without such a summary."""
+        payload = rec.get("systemPayload")
+        history = payload.get("compressedHistory") if _obj(payload) else None
+        first = history[0] if isinstance(history, list) and history else None
+        parts = first.get("parts") if _obj(first) and first.get("role") == "user" else None
+        texts = [
+            k
+            for k, part in enumerate(parts if isinstance(parts, list) else ())
+            if _obj(part) and type(part.get("text")) is str and part.get("thought") is not True
+        ]
+        if not texts:
+            return False
+        t = len(self.turns)
+        at = f"/turns/{t}"
+        turn: dict[str, Any] = {"id": t + 1, "src": "system", "msg": None, "kind": CONTEXT_KIND}
+        self.turns.append(turn)
+        if is_time(rec.get("timestamp")):
+            turn["ts"] = rec["timestamp"]
+            self.lay.map(f"{ptr}/timestamp", rec["timestamp"], f"{at}/ts", turn["ts"])
+        elif "timestamp" in rec:
+            self.lay.keep(f"{ptr}/timestamp", rec["timestamp"])
+        hp = f"{ptr}/systemPayload/compressedHistory"
+        self.lay.rest(payload, f"{ptr}/systemPayload", ("compressedHistory",))
+        self.lay.rest(first, f"{hp}/0", ("parts",))
+        for j in range(1, len(history)):
+            self.lay.keep(f"{hp}/{j}", history[j])
+        one = len(texts) == 1
+        turn["msg"] = parts[texts[0]]["text"] if one else [{"type": "text", "text": parts[k]["text"]} for k in texts]
+        for k, part in enumerate(parts):
+            pp = f"{hp}/0/parts/{k}"
+            if k not in texts:
+                self.lay.keep(pp, part)
+                continue
+            target = f"{at}/msg" if one else f"{at}/msg/{texts.index(k)}/text"
+            self.lay.map(f"{pp}/text", part["text"], target, part["text"])
+            self.lay.rest(part, pp, ("text",))
+        turn["extra"] = {COMPACTION_EXTRA: COMPRESSION_SUBTYPE}
+        self._record_keys(ptr, rec, ("timestamp", "systemPayload"))
+        return True
 
     def _parent(self, rec: Any) -> None:
         """``/parent`` (derived; the record stays residual) from the first ``parent_session`` record."""

@@ -70,14 +70,20 @@ def _subagent(marker):
     )
 
 
-def _read(evs):
+def _read_all(evs):
+    """Every document of the events (the main one first, then its subagents'), checked to give every line back."""
     text = "".join(json.dumps(e) + "\n" for e in evs)
-    [story] = into_storyline("auto", text.encode(), document_id="events.jsonl")
-    with pc.collect_losses() as losses:
-        out = from_storyline("copilot-cli", [story])
-    assert not losses
-    assert [json.loads(line) for line in out.splitlines()] == evs  # every line back, the subagent's too
-    return story
+    stories = into_storyline("auto", text.encode(), document_id="events.jsonl")
+    for given in (stories[:1], stories):  # the main document alone, or with its subagents' (views of its events)
+        with pc.collect_losses() as losses:
+            out = from_storyline("copilot-cli", given)
+        assert not losses
+        assert [json.loads(line) for line in out.splitlines()] == evs  # every line back, the subagent's too
+    return stories
+
+
+def _read(evs):
+    return _read_all(evs)[0]
 
 
 def _main(evs):
@@ -99,6 +105,35 @@ def test_a_subagents_events_stay_out_of_the_main_conversation():
         chat = pc.to_messages(pc.story_to_row(story))["messages"]
         assert [m["role"] for m in chat] == ["system", "user", "assistant", "tool", "assistant"], marker
         assert "tests/a.py:3" not in json.dumps(chat), marker  # the subagent's own grep result
+
+
+def test_a_subagents_events_are_a_linked_document_of_their_own():
+    for marker in ("agentId", "parentToolCallId"):
+        evs = _subagent(marker)
+        main, child = _read_all(evs)
+        theirs = [e for e in evs if e["type"].endswith(".message") and e not in _main(evs)]  # counted from the lines
+        assert len(theirs) == 3, marker
+        assert child["session"] == f"{main['session']}/call_task1", marker
+        assert child["parent"] == {"psid": main["session"], "rel": "subagent", "scid": "call_task1", "ptid": 3}
+        assert main["children"] == [child["session"]], marker
+        assert [t["msg"] for t in child["turns"]] == [e["data"]["content"] for e in theirs], marker
+        [call] = [c for t in child["turns"] for c in t.get("tool_calls", ())]
+        assert (call["tcid"], call["fn"], call["result"]) == ("g1", "grep", "tests/a.py:3"), marker
+        assert "unknown_fields" not in child  # a view: the main document holds every value of these events
+        assert child["meta"]["copilot-cli"]["lines"] == [i for i, e in enumerate(evs) if e in _theirs(evs)], marker
+        assert pc.flags(child) == ["subagent"], marker
+        chat = pc.to_messages(pc.story_to_row(child), arguments="object")["messages"]
+        assert [m["role"] for m in chat] == ["user", "assistant", "tool", "assistant"], marker
+        # written alone (not beside its main file), it is a session of its own, what it cannot hold counted
+        with pc.collect_losses() as losses:
+            alone = from_storyline("copilot-cli", [child])
+        assert [json.loads(line)["type"] for line in alone.splitlines()][:2] == ["session.start", "user.message"]
+        assert "not in copilot-cli: /parent" in losses.counts, marker
+
+
+def _theirs(evs):
+    """The subagent's events, counted from the lines: a top-level agentId or data.parentToolCallId."""
+    return [e for e in evs if "agentId" in e or "parentToolCallId" in e["data"]]
 
 
 def test_a_user_message_the_user_did_not_type_is_a_context_turn():
