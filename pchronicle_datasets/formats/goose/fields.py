@@ -68,7 +68,7 @@ INFERENCE_MODEL = ("resolvedModel", "requestedModel")
 #: compaction marks every earlier message agent-invisible (the model saw it before, now it sees the summary), adds
 #: the summary (a ``user`` message) and a continuation (an ``assistant`` message) both agent-only, and marks a last
 #: user message not yet answered invisible (both false: a fresh copy follows the summary); ``user_only`` is also what
-#: Goose gives a notice to its user (a system notification, an action required, the text shown for an input).
+#: Goose gives a notice to its user (``Message::with_system_notification``: the part is a ``systemNotification``).
 USER_VISIBLE, AGENT_VISIBLE = "userVisible", "agentVisible"
 #: How a message is read by what the model saw (``reader._visibility``): an ordinary turn (``None``), ``HIDDEN``
 #: (never sent to the model: residual, whole, in its place), or a context turn saying why (``extra`` of the turn):

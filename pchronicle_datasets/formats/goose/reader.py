@@ -108,8 +108,8 @@ def _visibility(conversation: list[Any]) -> list[str | None]:
     A compaction leaves the summary (a ``user`` message) and a continuation (an ``assistant`` message), both hidden
     from the user, right after the history it summarised; that history is marked agent-invisible, but the model saw
     it when it answered there, so it stays ordinary turns (a later compaction marks an earlier summary invisible
-    too: still a summary). An agent-invisible message after the last summary was never sent (a notice to the user,
-    the text shown for an input); neither was an invisible user message right before a summary (the last question
+    too: still a summary). An agent-invisible message after the last summary was never sent (a notice to the user:
+    a system notification); neither was an invisible user message right before a summary (the last question
     not yet answered: Goose sends a fresh copy after the continuation). Any other message hidden from the user only
     is context the harness gave the model.
 
