@@ -63,6 +63,20 @@ USAGE = {
 }
 #: ``metadata.inference`` keys that name the turn's model, first found wins (derived: ``inference`` stays residual).
 INFERENCE_MODEL = ("resolvedModel", "requestedModel")
+#: ``metadata`` flags of a message (Goose's ``MessageMetadata``; both default to true): whether the user is shown it,
+#: whether the model is sent it. What each pair is (block/goose ``context_mgmt/mod.rs`` ``compact_messages``): a
+#: compaction marks every earlier message agent-invisible (the model saw it before, now it sees the summary), adds
+#: the summary (a ``user`` message) and a continuation (an ``assistant`` message) both agent-only, and marks a last
+#: user message not yet answered invisible (both false: a fresh copy follows the summary); ``user_only`` is also what
+#: Goose gives a notice to its user (``Message::with_system_notification``: the part is a ``systemNotification``).
+USER_VISIBLE, AGENT_VISIBLE = "userVisible", "agentVisible"
+#: How a message is read by what the model saw (``reader._visibility``): an ordinary turn (``None``), ``HIDDEN``
+#: (never sent to the model: residual, whole, in its place), or a context turn saying why (``extra`` of the turn):
+#: the compaction's summary and continuation (``{"compaction": "summary" | "continuation"}``, the key the training
+#: flags read for every format's compaction), any other agent-only message (``{"goose": {"context": "agent_only"}}``).
+HIDDEN = "hidden"
+COMPACTION_SUMMARY, COMPACTION_CONTINUATION, AGENT_ONLY = "summary", "continuation", "agent_only"
+
 #: The keys of each mapped part the turn holds (its other keys stay residual at their pointer).
 TEXT_KEYS = ("type", "text")
 THINKING_KEYS = ("type", "thinking", "signature")

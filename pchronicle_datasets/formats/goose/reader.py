@@ -25,8 +25,13 @@ from ...pointer import escape
 from ...schema import is_time
 from ..residual import Residual, origin
 from .fields import (
+    AGENT_ONLY,
+    AGENT_VISIBLE,
     CALL_VALUE_KEYS,
+    COMPACTION_CONTINUATION,
+    COMPACTION_SUMMARY,
     CONTENT,
+    HIDDEN,
     INFERENCE_MODEL,
     LEGACY_HINTS,
     LEGACY_LIST,
@@ -44,6 +49,7 @@ from .fields import (
     TEXT_KEYS,
     THINKING_KEYS,
     USAGE,
+    USER_VISIBLE,
 )
 
 __all__ = ["makes_turn", "read_session"]
@@ -86,6 +92,50 @@ def _response_form(part: dict[str, Any]) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("content"), list):
         return CONTENT
     return None
+
+
+def _shown(message: Any) -> tuple[bool, bool]:
+    """``(userVisible, agentVisible)`` of a message: Goose's defaults (true) unless the flag is ``false``."""
+    metadata = message.get("metadata") if isinstance(message, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
+    return metadata.get(USER_VISIBLE) is not False, metadata.get(AGENT_VISIBLE) is not False
+
+
+def _visibility(conversation: list[Any]) -> list[str | None]:
+    """How each message is read by what the model saw (``fields.HIDDEN`` and the context kinds; ``None``: an
+    ordinary turn), from Goose's compaction (block/goose ``context_mgmt/mod.rs`` ``compact_messages``).
+
+    A compaction leaves the summary (a ``user`` message) and a continuation (an ``assistant`` message), both hidden
+    from the user, right after the history it summarised; that history is marked agent-invisible, but the model saw
+    it when it answered there, so it stays ordinary turns (a later compaction marks an earlier summary invisible
+    too: still a summary). An agent-invisible message after the last summary was never sent (a notice to the user:
+    a system notification); neither was an invisible user message right before a summary (the last question
+    not yet answered: Goose sends a fresh copy after the continuation). Any other message hidden from the user only
+    is context the harness gave the model.
+
+    >>> _visibility([{"role": "user", "metadata": {"agentVisible": False}},
+    ...     {"role": "user", "metadata": {"userVisible": False}},
+    ...     {"role": "assistant", "metadata": {"userVisible": False}},
+    ...     {"role": "user"}, {"role": "assistant", "metadata": {"agentVisible": False}}])
+    [None, 'summary', 'continuation', None, 'hidden']
+    """
+    shown = [_shown(m) for m in conversation]
+    role = [m.get("role") if isinstance(m, dict) else None for m in conversation]
+    out: list[str | None] = [None] * len(conversation)
+    last = -1  # the last compaction's summary
+    for i in range(len(conversation) - 1):
+        if role[i] == "user" and role[i + 1] == "assistant" and not shown[i][0] and not shown[i + 1][0]:
+            out[i], out[i + 1] = COMPACTION_SUMMARY, COMPACTION_CONTINUATION
+            last = i
+    for i, (user, agent) in enumerate(shown):
+        if out[i] is not None:
+            continue
+        before_summary = i + 1 < len(out) and out[i + 1] == COMPACTION_SUMMARY
+        if not agent and (i > last or (not user and before_summary)):
+            out[i] = HIDDEN
+        elif not user:
+            out[i] = AGENT_ONLY
+    return out
 
 
 class _Reader:
@@ -135,8 +185,15 @@ class _Reader:
                 raise NoConversationError("the session holds no conversation", pointer="/conversation")
             raise FormatError("conversation is not a list of messages", pointer="/conversation")
         layout: list[Any] = []
-        for m, message in enumerate(conversation):
+        for m, (message, seen) in enumerate(zip(conversation, _visibility(conversation), strict=True)):
+            if seen == HIDDEN:  # the model was never sent it: kept whole, in its place, never a turn
+                kept.keep(f"/conversation/{m}", message)
+                layout.append(None)
+                continue
             turn, kinds = self._message(len(story["turns"]) + 1, f"/conversation/{m}", message)
+            if turn is not None and seen is not None:  # the harness gave the model it: a context turn
+                turn.update(copied=True, kind="context")
+                turn["extra"] = {"compaction": seen} if seen != AGENT_ONLY else {NAME: {"context": seen}}
             layout.append(kinds)
             if turn is not None:
                 story["turns"].append(turn)

@@ -36,9 +36,22 @@ DATABASE_TABLES = (V1_TABLES, frozenset({"session_v2", "session_message"}))
 #: An upgraded database keeps the 1.x tables beside them, frozen at the upgrade (``v2.py``, docs "OpenCode 2").
 V2_SESSIONS, V2_MESSAGES = "session_v2", "session_message"
 #: ``session_message.type`` → the export message's ``info.role``: a user prompt and an assistant step are read as turns;
-#: every other kind (``system``, ``synthetic``, ``shell``, ``compaction``, ``agent-switched``, ``model-switched``,
-#: ``idle``…) keeps its type as its role, so the export reader keeps the message whole as residual, in its place.
+#: every other kind keeps its type as its role: those the model is sent are context turns (``CONTEXT_ROLES``), the
+#: others (``agent-switched``, ``model-switched``, ``idle``…) the export reader keeps whole as residual, in its place.
 V2_ROLES = {"user": "user", "assistant": "assistant"}
+#: The other kinds OpenCode 2 sends the model (``session/runner/to-llm-message.ts`` ``toLLMMessage``): a plan-mode
+#: reminder (``synthetic``) and a skill's text (``skill``) as a user message of their ``text``, a context update
+#: (``system``: "The available tools have changed…") as a system message, a command the user ran with ``!``
+#: (``shell``) as the user message ``Shell command: <command>\n\n<output>``, a compaction as a user message holding
+#: its ``summary``. kind → the Storyline ``src`` of its context turn (``reader.py``; ``v2.py`` gives each its text
+#: part). ``agent-switched``, ``model-switched`` give the model nothing, ``idle`` is no message: residual.
+CONTEXT_ROLES = {"synthetic": "user", "skill": "user", "system": "system", "shell": "user", "compaction": "user"}
+#: The data key holding the text the model was sent, per kind (a shell's is rendered from ``command`` and ``output``).
+V2_CONTEXT_TEXT = {"synthetic": "text", "skill": "text", "system": "text", "compaction": "summary"}
+V2_SHELL_TEXT = "Shell command: {command}\n\n{output}"
+#: ``extra`` of a compaction's context turn (the key the training flags read for every format's compaction), and of
+#: the others' (``{"opencode": {"context": <kind>}}``).
+COMPACTION_EXTRA = {"compaction": "summary"}
 #: An assistant's ``model`` {id, providerID, variant?} → the 1.x info keys OpenCode's own backfill made it from
 #: (``session/message-backfill.ts``: ``model: {providerID, id: modelID, variant}``); any other shape stays ``model``.
 V2_MODEL_KEYS = {"id": "modelID", "providerID": "providerID", "variant": "variant"}

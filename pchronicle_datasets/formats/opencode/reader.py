@@ -22,6 +22,8 @@ from ..residual import Residual, origin
 from .fields import (
     CACHE_KEYS,
     CHILD_SESSION_KEYS,
+    COMPACTION_EXTRA,
+    CONTEXT_ROLES,
     MAPPED_PARTS,
     NAME,
     ROLES,
@@ -148,14 +150,18 @@ class _Reader:
             isinstance(message, dict)
             and isinstance(message.get("parts"), list)
             and isinstance(role, str)  # a list or object role is unhashable: not looked up
-            and role in ROLES
+            and (role in ROLES or role in CONTEXT_ROLES)
             and any(_mapped(part) for part in message["parts"])
         ):
             # not a message this mapping knows, or one with nothing to say (a compaction marker, step parts
             # only): kept whole in its place, not an empty turn
             kept.keep(ptr, message)
             return None, []
-        turn: dict[str, Any] = {"id": tid, "src": ROLES[role], "msg": []}
+        turn: dict[str, Any] = {"id": tid, "src": ROLES.get(role) or CONTEXT_ROLES[role], "msg": []}
+        if role not in ROLES:  # OpenCode 2's injected kinds (fields.CONTEXT_ROLES): the model saw them, as context
+            turn.update(copied=True, kind="context")
+            turn["extra"] = dict(COMPACTION_EXTRA) if role == "compaction" else {NAME: {"context": role}}
+            kept.keep(f"{ptr}/info/role", role)  # the writer writes the role of the turn's src: the kind wins
         metrics = _metrics(info)
         for key, v in info.items():
             iptr = f"{ptr}/info/{escape(key)}"

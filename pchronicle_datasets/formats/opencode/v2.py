@@ -27,13 +27,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from .fields import (
+    CONTEXT_ROLES,
     V2_BACKFILL_PREFIX,
     V2_BACKFILL_VERSION,
+    V2_CONTEXT_TEXT,
     V2_ERROR_TYPE,
     V2_MODEL_KEYS,
     V2_OUTPUT_JOIN,
     V2_ROLES,
     V2_SHADOWED,
+    V2_SHELL_TEXT,
     V2_TOOL_CALL_ID,
     V2_TOOL_ID,
     V2_TOOL_NAME,
@@ -94,14 +97,44 @@ def _model(info: dict[str, Any], model: Any, data: dict[str, Any]) -> None:
     info["model"] = model  # another shape: kept as it is
 
 
+def _shell_text(data: dict[str, Any]) -> str | None:
+    """What the model was sent for a command the user ran with ``!`` (``toLLMMessage``'s ``shell`` case), or None."""
+    output = data.get("output")
+    output = output.get("output", "") if isinstance(output, dict) else output  # an object in some 2.x versions
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("commandInvocation"):
+        return None  # a shell command a slash command ran: toLLMMessage sends nothing for it
+    if type(data.get("command")) is not str or type(output) is not str:
+        return None
+    return V2_SHELL_TEXT.format(command=data["command"], output=output)
+
+
+def _sent(kind: Any, data: dict[str, Any]) -> bool:
+    """Whether a message of a kind other than user/assistant was sent the model as text (``fields.CONTEXT_ROLES``):
+    a compaction once it has its summary (OpenCode writes it empty when the compaction starts; a status other than
+    ``completed`` is one not finished)."""
+    if kind == "compaction":
+        return (
+            bool(data.get("summary"))
+            and type(data["summary"]) is str
+            and data.get("status", "completed") == "completed"
+        )
+    return kind in V2_CONTEXT_TEXT and type(data.get(V2_CONTEXT_TEXT[kind])) is str
+
+
 def export_message(row: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     """The export message ``{info, parts}`` of one ``session_message`` row whose ``data`` (a JSON object) is parsed."""
     kind = row.get("type")
     info: dict[str, Any] = {}
     parts: list[Any] = []
+    sent = isinstance(kind, str) and kind in CONTEXT_ROLES and _sent(kind, data)
+    if kind == "shell" and (text := _shell_text(data)) is not None:
+        parts.append({"type": "text", "text": text})  # derived: command and output stay in the info
     for key, value in data.items():
         if kind == "user" and key == "text" and type(value) is str:
             parts.append({"type": "text", "text": value})
+        elif sent and key == V2_CONTEXT_TEXT[kind]:
+            parts.append({"type": "text", "text": value})  # the text the model was sent: its context turn's
         elif kind == "assistant" and key == "content" and isinstance(value, list):
             parts.extend(_part(item) for item in value)
         elif kind == "assistant" and key == "model":

@@ -102,7 +102,7 @@ def test_thinking_parts_interleaved_with_text_are_one_reason_cut_back_by_length(
 def test_usage_and_inference_metadata():
     meta = {
         "userVisible": True,
-        "agentVisible": False,
+        "agentVisible": True,
         "usage": {"inputTokens": 10, "outputTokens": 2, "totalTokens": 12, "elapsedMs": 900, "cacheReadTokens": 4},
         "inference": {"provider": "openai", "requestedModel": "gpt-x", "resolvedModel": "gpt-x-2026"},
     }
@@ -112,7 +112,7 @@ def test_usage_and_inference_metadata():
     assert (turn["latency_ms"], turn["model"]) == (900, "gpt-x-2026")
     fields = story["unknown_fields"]["sources"]["goose"]["fields"]
     assert fields["/conversation/1/metadata/usage/cacheReadTokens"] == 4
-    assert fields["/conversation/1/metadata/agentVisible"] is False
+    assert fields["/conversation/1/metadata/agentVisible"] is True
 
 
 def test_images_legacy_results_and_results_of_several_blocks():

@@ -84,9 +84,13 @@ def test_an_upgraded_database_reads_each_session_once_with_its_later_messages(tm
     old, new = (r.story for r in got)
     assert [old["session"], new["session"]] == [OLD, NEW]
     # the 1.x session: its four 1.x messages (read from `message`/`part`, the fuller rows), then what 2.0.26 added
-    assert [t["src"] for t in old["turns"]] == ["user", "agent", "agent", "agent", "user", "agent"]
-    assert old["turns"][4]["msg"] == [{"type": "text", "text": '"Continue this in v2"'}]
-    assert old["turns"][5]["msg"] == [{"type": "text", "text": "Hello from the fake model. The answer is 42. "}]
+    # (and its `system` row: the context update the model was sent as a system message, a context turn)
+    assert [t["src"] for t in old["turns"]] == ["user", "agent", "agent", "agent", "system", "user", "agent"]
+    update = old["turns"][4]
+    assert update["msg"][0]["text"].startswith("The available tools have changed.\n\nThe `bash` tool is now `shell`")
+    assert (update["kind"], update["copied"], update["extra"]) == ("context", True, {"opencode": {"context": "system"}})
+    assert old["turns"][5]["msg"] == [{"type": "text", "text": '"Continue this in v2"'}]
+    assert old["turns"][6]["msg"] == [{"type": "text", "text": "Hello from the fake model. The answer is 42. "}]
     assert calls(old) == [
         ("bash", "completed", "hi\n"),
         (
@@ -101,7 +105,8 @@ def test_an_upgraded_database_reads_each_session_once_with_its_later_messages(tm
     assert old["agent"]["ver"] == "1.15.10"  # session_v2 keeps the version that started the session
     layout = old["meta"]["opencode"]["layout"]
     assert layout[:4] == [["text"], ["r", "tool", "r"], ["r", "tool", "r"], ["r", "text", "r"]]  # 1.x step parts
-    assert layout[4:6] == [None, None]  # the `system` notice and the `agent-switched` row: residual, in place
+    assert layout[4:6] == [["text"], None]  # the `system` update a turn; the `agent-switched` row residual, in place
+    assert old["unknown_fields"]["sources"]["opencode"]["fields"]["/messages/4/info/role"] == "system"
     # the session's info: session_v2's row, the 1.x row filling what the backfill left empty (its permission)
     assert old["unknown_fields"]["sources"]["opencode"]["fields"]["/info/time"]["updated"] == 1791500541274
     assert old["unknown_fields"]["sources"]["opencode"]["fields"]["/info/permission"][0]["permission"] == "question"
@@ -128,7 +133,7 @@ def test_a_fresh_opencode_2_database_is_read_subagents_linked(tmp_path):
     con.close()
     got = {r.story["session"]: r.story for r in records(path)}  # auto: the two tables name an OpenCode database
     assert list(got) == FRESH_SESSIONS
-    assert sum(len(s["turns"]) for s in got.values()) == 15  # every user and assistant row one turn
+    assert sum(len(s["turns"]) for s in got.values()) == 16  # every user, assistant and synthetic row one turn
     parent, child = got[FRESH_SESSIONS[1]], got[FRESH_SESSIONS[2]]
     assert parent["children"] == [child["session"]]
     assert child["parent"] == {"psid": parent["session"], "rel": "subagent"} and child["agent"]["name"] == "general"
@@ -136,8 +141,12 @@ def test_a_fresh_opencode_2_database_is_read_subagents_linked(tmp_path):
     fields = got[FRESH_SESSIONS[3]]["unknown_fields"]["sources"]["opencode"]["fields"]
     assert fields["/messages/1/parts/0/state/errorType"] == "tool.execution"
     plan = got["ses_caprockPlan0001"]
-    assert plan["meta"]["opencode"]["layout"][2] is None  # the synthetic plan-mode reminder: residual, in place
-    assert plan["unknown_fields"]["sources"]["opencode"]["fields"]["/messages/2"]["info"]["role"] == "synthetic"
+    # the synthetic plan-mode reminder: sent the model as a user message (toLLMMessage), a context turn
+    reminder = next(t for t in plan["turns"] if t.get("kind") == "context")
+    assert reminder["src"] == "user" and reminder["extra"] == {"opencode": {"context": "synthetic"}}
+    assert reminder["msg"][0]["text"].startswith("<system-reminder>\nYou are in Plan mode.")
+    assert plan["meta"]["opencode"]["layout"][2] == ["text"]
+    assert plan["unknown_fields"]["sources"]["opencode"]["fields"]["/messages/2/info/role"] == "synthetic"
 
 
 @pytest.mark.parametrize("sql", [UPGRADED, FRESH], ids=["upgraded", "fresh"])
@@ -159,7 +168,13 @@ def test_load_dataset_to_messages_and_inspect_over_both_databases(tmp_path, caps
     by_session = dict(zip(ds["session"], msgs["messages"], strict=True))
     # counted by hand from the rows: the calls (1.x tool parts of the old session, 2.x tool items) and their results
     turn = ["user", "assistant", "tool", "assistant", "tool", "assistant"]
-    assert [m["role"] for m in by_session[OLD]] == [*turn, "user", "assistant"]
+    # the `system` row is sent the model as a system message where it stands (toLLMMessage): rendered there
+    assert [m["role"] for m in by_session[OLD]] == [*turn, "system", "user", "assistant"]
+    assert by_session[OLD][6]["content"].startswith("The available tools have changed.")
+    assert (
+        sum(m["content"].startswith("<system-reminder>") for s in msgs["messages"] for m in s if m["role"] == "user")
+        == 1
+    )
     assert [m["role"] for m in by_session[NEW]] == turn
     tool_messages = sum(m["role"] == "tool" for s in msgs["messages"] for m in s)
     assert tool_messages == 2 + 2 + 4  # bash, read (old); shell, read (new); shell, read, subagent, read (fresh)
@@ -235,7 +250,7 @@ def test_a_session_in_both_storages_merges_by_message_id_and_orphans_are_named(t
         got[0].story["session"] == OLD
         and got[0].story["turns"][0]["msg"][0]["text"] == '"Please USE A TOOL to print hi"'
     )
-    assert len(got[0].story["turns"]) == 6
+    assert len(got[0].story["turns"]) == 7  # with the `system` context update
     assert f"session {NEW}: the session_message row 'msg_bad': its data is not a JSON object" in str(got[1].error)
     assert "session ses_gone: 1 message(s) in session_message but no row in session_v2 or session" in str(got[2].error)
     assert len(got) == 3
@@ -249,6 +264,7 @@ def test_a_data_key_the_row_columns_would_overwrite_is_kept():
     message = export_message(row, {"sessionID": "ses_child", "text": "done", "id": "other", "time": {"created": 1}})
     assert message["info"]["sessionID"] == "ses_child" and message["info"]["id"] == "msg_9"
     assert message["info"]["idInData"] == "other" and message["info"]["role"] == "synthetic"
+    assert message["parts"] == [{"type": "text", "text": "done"}]  # what the model was sent (fields.CONTEXT_ROLES)
     user = export_message({"id": "m", "session_id": "s", "type": "user"}, {"text": "hi"})
     assert user == {"info": {"id": "m", "role": "user", "sessionID": "s"}, "parts": [{"type": "text", "text": "hi"}]}
 
