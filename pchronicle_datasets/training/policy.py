@@ -59,7 +59,13 @@ FLAGS = (
 _FAILED_STATUS = frozenset({"failed", "failure", "fail", "error", "errored", "timeout", "timed_out", "cancelled"})
 # ``extra.<format>.context`` values of the context turns harness readers write (Claude Code: isMeta lines, hook
 # output and reminders → "meta"; isCompactSummary → "compact_summary").
-_INJECTED = frozenset({"meta"})
+# ``injected``: text a hook, a skill or a command expansion put in the conversation, not the user's words and not
+# what the harness writes in every session. Claude Code's isMeta lines are such text (command caveats, skill
+# bodies, expanded slash commands); Codex's are a hook's prompt (``<hook_prompt>``), a hook's or an app's
+# additional context (``<external_context>``, and a developer message tagged ``hooks.…``), a skill's body
+# (``<skill>``). Codex's environment context and AGENTS.md start every session: not flagged.
+_INJECTED = frozenset({"meta", "hook_prompt", "external_context", "skill"})
+_INJECTED_PREFIX = "hooks."  # codex-cli 0.15x ``content_item_kinds`` of what a hook added (hooks.additional_context)
 _COMPACTION = frozenset({"compact_summary"})
 # The key of a context turn's ``extra`` that the Codex and Pi readers write for a compaction: Codex's ``compacted``
 # lines and ``compaction`` items, Pi's ``compaction`` entries (their summary is the turn's message).
@@ -245,7 +251,7 @@ def flags(example: Mapping[str, Any]) -> list[str]:
     if _meta_api_errors(story) or any(_api_error(story, t) for t in turns):
         out.append("api_error")
     contexts = {_context(t) for t in turns}
-    if contexts & _INJECTED:
+    if contexts & _INJECTED or any(c.startswith(_INJECTED_PREFIX) for c in contexts if c):
         out.append("injected")
     parent = story.get("parent")
     rel = parent.get("rel") if isinstance(parent, Mapping) else None

@@ -136,6 +136,13 @@ USER_KINDS = frozenset({"", "unknown", "images.preparation_error", "images.unsup
 KINDS_KEY = ("internal_chat_message_metadata_passthrough", "content_item_kinds")
 
 
+#: The ``content_item_kinds`` prefix of what a hook added (codex-cli 0.156.1: ``hooks.additional_context``). A
+#: developer-role message whose every part is so tagged is a hook's text, not Codex's instructions: a context turn
+#: (``copied: true``, ``kind: "context"``, ``extra.codex.context`` its kind), as the same text in a user-role
+#: ``<external_context>`` is; ``pc.flags`` says ``injected`` for both.
+HOOK_KIND_PREFIX = "hooks."
+
+
 def context_by_kinds(item: dict) -> str | None:
     """The context name of a ``message`` item whose every part codex-rs tagged as its own (``KINDS_KEY``, codex-rs's
     rule above): its first kind, for a fragment no marker of ``CONTEXTUAL_USER_MARKERS`` names yet; else None.

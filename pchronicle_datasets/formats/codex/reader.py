@@ -50,6 +50,7 @@ from .fields import (
     FORKED_FROM,
     HINTS,
     HISTORY_START,
+    HOOK_KIND_PREFIX,
     HOSTED_ARGS,
     HOSTED_FN,
     HOSTED_OUTPUTS,
@@ -463,6 +464,8 @@ class _Reader(LineKeeping):
                 route = {k: item[k] for k in AGENT_MESSAGE_ROUTE if isinstance(item.get(k), str)}
                 turn.update(copied=True, kind="context", extra={NAME: {"context": AGENT_MESSAGE, **route}})
             elif turn["src"] == "user" and (context := _contextual(turn.get("msg")) or context_by_kinds(item)):
+                turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
+            elif turn["src"] == "developer" and (context := context_by_kinds(item) or "").startswith(HOOK_KIND_PREFIX):
                 turn.update(copied=True, kind="context", extra={NAME: {"context": context}})
             if not self.stamp(turn, ts):
                 t = None

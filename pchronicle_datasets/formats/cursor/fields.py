@@ -48,6 +48,12 @@ CONTEXT_KIND = "context"
 TURN_ENDED = "turn_ended"
 ABORTED_STATUS = "aborted"
 ABORTED_ERROR = "User aborted request"
+#: Any other ``turn_ended`` of ``status: "error"`` that closes a turn is one Cursor ended on its own, in its
+#: provider's words (``"You've hit your usage limit Get Cursor Pro…"``: the model was not answered): counted in
+#: ``/meta/cursor/counts`` under this key, which ``pc.flags`` reads as ``api_error`` (as Codex's ``task_complete``
+#: errors, whose ``codex_error_info`` names usage limits and server errors alike).
+ERROR_STATUS = "error"
+API_ERROR_COUNT = "turn_ended/api_error"
 
 #: A subagent's transcript lies in its parent's folder: ``agent-transcripts/<parent id>/subagents/<id>.jsonl``. Its
 #: ``/parent`` is ``{"psid": <parent id>, "rel": "subagent"}``; the parent's ``/children`` come from the other files

@@ -23,9 +23,11 @@ from ..residual import Residual, origin
 from .fields import (
     ABORTED_ERROR,
     ABORTED_STATUS,
+    API_ERROR_COUNT,
     CALL_ID,
     CONTEXT_KIND,
     CONTEXT_TAGS,
+    ERROR_STATUS,
     NAME,
     REDACTED,
     ROLES,
@@ -63,7 +65,14 @@ def _aborted(value: Any) -> bool:
     if not (isinstance(value, dict) and value.get("type") == TURN_ENDED):
         return False
     status = value.get("status")
-    return status == ABORTED_STATUS or (status == "error" and value.get("error") == ABORTED_ERROR)
+    return status == ABORTED_STATUS or (status == ERROR_STATUS and value.get("error") == ABORTED_ERROR)
+
+
+def _failed(value: Any) -> bool:
+    """A ``turn_ended`` line of a turn Cursor ended in error, not the user (``fields.API_ERROR_COUNT``)."""
+    if not (isinstance(value, dict) and value.get("type") == TURN_ENDED):
+        return False
+    return value.get("status") == ERROR_STATUS and not _aborted(value)
 
 
 def _context_tag(turn: dict[str, Any]) -> str | None:
@@ -144,6 +153,7 @@ class Transcript:
         self.wrapped: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
         self.interrupted = 0
+        self.api_errors = 0  # turns Cursor ended in error (not the user's stop)
         self.open = False  # a conversation line since the last turn_ended
         parent = parent_of_path(document_id)
         if parent is not None:
@@ -155,6 +165,7 @@ class Transcript:
             self.open = True
         elif isinstance(value, dict) and value.get("type") == TURN_ENDED:
             self.interrupted += _aborted(value) and self.open
+            self.api_errors += _failed(value) and self.open
             self.open = False
 
     def finish(self, lines: int) -> dict[str, Any]:
@@ -166,6 +177,8 @@ class Transcript:
             story["meta"][NAME]["wrapped"] = self.wrapped
         if self.interrupted:
             story["meta"][NAME][INTERRUPTED] = self.interrupted
+        if self.api_errors:
+            story["meta"][NAME]["counts"] = {API_ERROR_COUNT: self.api_errors}
         if not self.layout:  # nothing but residual: not a transcript
             raise FormatError(
                 "a Cursor transcript is JSON Lines of {role, message: {content: [...]}}; no line of this file is one",

@@ -26,6 +26,14 @@ TYPES: dict[str, tuple[str, str | None]] = {
     "warning": ("system", "warning"),
     "error": ("system", "error"),
 }
+#: The start of an ``error`` notice the CLI writes when the model's API failed the turn: gemini-cli's
+#: ``parseAndFormatApiError`` (``packages/core/src/utils/errorParsing.ts``) gives every such text this prefix
+#: (``[API Error: exceeded quota for the day]``, ``[API Error: … (Status: …)]``), and ``useGeminiStream`` records
+#: it as an ``error`` message when the stream fails. Its turn gets ``extra.gemini-cli.api_error: true``
+#: (``pc.flags``: ``api_error``); any other ``error`` notice (a command's, a tool's) is not the API's.
+API_ERROR_PREFIX = "[API Error: "
+API_ERROR_KIND = "error"
+
 #: Storyline ``(src, kind)`` → message ``type``, for the writers.
 TYPE_OF: dict[tuple[str, str | None], str] = {v: k for k, v in TYPES.items()}
 

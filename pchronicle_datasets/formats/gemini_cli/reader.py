@@ -26,6 +26,8 @@ from ..base import Record, open_file
 from ..residual import Residual, origin
 from .fields import (
     AGENT_ID,
+    API_ERROR_KIND,
+    API_ERROR_PREFIX,
     CALL_KEYS,
     CONTEXT_KIND,
     CONTEXT_MARKERS,
@@ -283,6 +285,8 @@ class _Session:
             context = _context_of(turn["msg"]) if src == "user" else None
             if context is not None:
                 turn.update(copied=True, kind=CONTEXT_KIND, extra={NAME: {"context": context}})
+            elif turn_kind == API_ERROR_KIND and str(turn["msg"]).startswith(API_ERROR_PREFIX):
+                turn["extra"] = {NAME: {"api_error": True}}  # derived: the API failed the turn (fields)
         ts = record.get("timestamp")
         if is_time(ts):
             turn["ts"] = ts

@@ -42,6 +42,14 @@ SYSTEM_PROMPT_KEY = "systemPrompt"
 #: Records that change what the model sees without a message: counted in ``/meta/kimi-code`` (the turns they
 #: remove stay in the document: the journal keeps them, docs/formats/kimi-code.md).
 UNDO, CLEAR = "context.undo", "context.clear"
+#: The record of a turn the user stopped: Kimi Code's ``TurnCancel`` (agent-core-v2 ``loop/turnOps.ts``:
+#: ``{agentId, turnId?, target?: "active" | "queued", reason?: "user_cancelled" | "aborted"}``; 0.29.1 writes
+#: ``{"type": "turn.cancel", "time"}``). One that cancels the running turn (``target`` absent or ``active``) for the
+#: user (``reason`` absent or ``user_cancelled``) is counted in ``/meta/kimi-code/interrupted``
+#: (``formats.base.INTERRUPTED``; ``pc.flags``: ``interrupted``); a queued prompt's cancel or an ``aborted`` one is
+#: not. The record stays residual, whole.
+TURN_CANCEL = "turn.cancel"
+CANCEL_NOT_USER = {"target": "queued", "reason": "aborted"}
 #: The record the first model name is taken from (``/agent/model``, derived).
 LLM_REQUEST = "llm.request"
 

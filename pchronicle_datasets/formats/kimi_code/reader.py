@@ -21,7 +21,7 @@ from ...errors import FormatError, NoConversationError
 from ...jsonio import loads
 from ...linking import SOURCE_CALL_IDS
 from ...pointer import join
-from ..base import Record, one_document_records
+from ..base import INTERRUPTED, Record, one_document_records
 from ..layout import Layout, walkable
 from ..moments import time_of
 from ..residual import origin
@@ -32,6 +32,7 @@ from .fields import (
     AGENT_TOOL,
     AGENTS,
     APPEND_MESSAGE,
+    CANCEL_NOT_USER,
     CLEAR,
     COMPACTION,
     COMPACTION_RECORD,
@@ -60,6 +61,7 @@ from .fields import (
     TOOL_CALL,
     TOOL_RESULT,
     TOOL_ROLE,
+    TURN_CANCEL,
     UNDO,
     USER_ORIGINS,
     place_of,
@@ -127,7 +129,7 @@ class _Journal:
         self.renamed: dict[str, str] = {}
         self.system: str | None = None
         self.model: str | None = None
-        self.counts = {"undo": 0, "clear": 0, "orphan_results": 0, "unread": 0}
+        self.counts = {"undo": 0, "clear": 0, "orphan_results": 0, "unread": 0, INTERRUPTED: 0}
         self.subagents: list[tuple[dict[str, Any], str]] = []
         self.task: int | None = None  # a subagent's task (its first message from its starter)
         self.before_task: list[int] = []  # the message turns before it (a fork's copied history)
@@ -148,6 +150,8 @@ class _Journal:
                 done = self._system_prompt(ptr, rec)
             elif kind in (UNDO, CLEAR):
                 self.counts["undo" if kind == UNDO else "clear"] += 1
+            elif kind == TURN_CANCEL and not any(rec.get(k) == v for k, v in CANCEL_NOT_USER.items()):
+                self.counts[INTERRUPTED] += 1  # the user stopped the running turn (fields.TURN_CANCEL)
             elif kind == LLM_REQUEST and self.model is None and isinstance(rec.get("model"), str) and rec["model"]:
                 self.model = rec["model"]  # derived: the record stays residual
             if not done:

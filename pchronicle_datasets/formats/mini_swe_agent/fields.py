@@ -26,6 +26,15 @@ VERSION = "mini_version"
 #: Where ``info`` names the model (a copy in ``/agent/model``: ``info.config`` stays residual).
 MODEL_PATH = ("config", "model", "model_name")
 
+#: An ``exit`` message of a run the model's API ended: mini-swe-agent's ``DefaultAgent.handle_uncaught_exception``
+#: writes ``extra {exit_status: type(e).__name__, exception_str, traceback}``; the exception is the API's when its
+#: traceback passes through the model's query (``minisweagent/models/``) or its text is LiteLLM's
+#: (``litellm.Timeout: …``, ``litellm.RateLimitError: …``). Its turn gets ``extra.mini-swe-agent.api_error: true``
+#: (derived; ``pc.flags``: ``api_error``); an environment's or a limit's exit does not.
+EXIT_ROLE = "exit"
+API_ERROR_FRAMES = ("minisweagent/models/", "minisweagent\\models\\")
+API_ERROR_PREFIX = "litellm."
+
 #: What documents not read from mini-swe-agent are written as (``trajectory_format``).
 WRITTEN_FORMAT = "mini-swe-agent-1.1"
 #: What the writer for documents of other formats writes (``layout.report_unwritten`` counts every other value).

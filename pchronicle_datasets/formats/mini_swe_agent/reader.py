@@ -10,7 +10,29 @@ from ...jsonio import json_shape, json_type
 from ...schema import is_time
 from ..layout import Layout, walkable
 from ..residual import origin
-from .fields import INFO, INVERSE, MODEL_PATH, NAME, REASONING, ROLE_SRC, STATS, VERSION
+from .fields import (
+    API_ERROR_FRAMES,
+    API_ERROR_PREFIX,
+    EXIT_ROLE,
+    INFO,
+    INVERSE,
+    MODEL_PATH,
+    NAME,
+    REASONING,
+    ROLE_SRC,
+    STATS,
+    VERSION,
+)
+
+
+def _api_error(extra: Any) -> bool:
+    """An ``exit`` message's ``extra`` of a run the model's API ended (``fields.API_ERROR_FRAMES``)."""
+    if not isinstance(extra, dict):
+        return False
+    trace, text = extra.get("traceback"), extra.get("exception_str")
+    return (isinstance(trace, str) and any(frame in trace for frame in API_ERROR_FRAMES)) or (
+        isinstance(text, str) and text.startswith(API_ERROR_PREFIX)
+    )
 
 
 def is_record(value: Any) -> bool:
@@ -141,6 +163,8 @@ class _Reader:
                 self.shown_calls = [(t, call["tcid"]) for call in calls]
         if calls:
             turn["tool_calls"] = calls
+        if role == EXIT_ROLE and _api_error(extra):
+            turn["extra"] = {NAME: {"api_error": True}}  # derived: the model's API ended the run (fields)
         lay.rest(msg, ptr, used)
         self.turns.append(turn)
 

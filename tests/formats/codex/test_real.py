@@ -246,13 +246,21 @@ def test_hook_messages_of_a_0_156_1_exec_run_and_a_0_160_0_stop_hook():
     ]
     roles = [m["role"] for m in pc.to_messages(story)["messages"]]
     assert roles == ["user", "developer", "assistant", "tool", "developer", "assistant", "user", "assistant"]
+    # The hooks' developer messages are the hooks' text, not Codex's instructions: context turns, as the
+    # ``<hook_prompt>`` is (docs/formats/codex.md, "Hooks"); ``injected``, as Claude Code's isMeta lines are.
+    assert [turns[i]["extra"] for i in (1, 3)] == [{"codex": {"context": "hooks.additional_context"}}] * 2
+    assert all(turns[i]["copied"] is True and turns[i]["kind"] == "context" for i in (1, 3))
     kept = pc.to_messages(story, drop_copied=True)["messages"]
-    assert [m["content"] for m in kept if m["role"] == "user"] == [turns[0]["msg"]]  # the hook's words left out
-    assert pc.flags(story) == []
+    assert [m["role"] for m in kept] == ["user", "assistant", "tool", "assistant", "assistant"]  # hooks' words out
+    assert [m["content"] for m in kept if m["role"] == "user"] == [turns[0]["msg"]]
+    assert pc.flags(story) == ["injected"]
+    path = DATA / "exec-0.156.1-hooks-01a0e956-923c-7d01-92e9-2157903d3dc3.excerpt.jsonl"
+    assert [orjson.loads(x) for x in codex.encode([story]).splitlines()] == _lines(path)  # the same file back
     (newest,) = codex.decode(
         (DATA / "rollout-2026-10-02T23-50-15-01a0ff06-91f2-72a2-9e94-51f14fc820f5.excerpt.jsonl").read_bytes(), "f"
     )
     assert [(t["src"], t.get("kind")) for t in newest["turns"]] == [("user", "context"), ("agent", None)]
+    assert pc.flags(newest) == ["injected"]  # a Stop hook's block reason: the hook's words, not the user's
 
 
 def test_a_turn_the_api_failed_is_counted_as_an_api_error():

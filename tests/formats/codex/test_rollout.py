@@ -275,7 +275,10 @@ def test_a_message_codex_writes_itself_is_a_context_turn(text, context):
     row = pc.story_to_row(story)
     kept = [m["content"] for m in pc.to_messages(row, drop_copied=True)["messages"] if m["role"] == "user"]
     assert kept == (["fix it"] if context else [text, "fix it"])
-    assert pc.flags(story) == []  # a session prefix is not a reason to leave the conversation out
+    # A session prefix is not a reason to leave the conversation out; a hook's or a skill's text is (``injected``,
+    # as Claude Code's isMeta lines: docs/training.md, "Flags").
+    injected = context in ("hook_prompt", "external_context", "skill")
+    assert pc.flags(story) == (["injected"] if injected else [])
 
 
 @pytest.mark.parametrize(

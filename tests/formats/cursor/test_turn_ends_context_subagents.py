@@ -69,6 +69,27 @@ def test_a_turn_the_user_stopped_is_counted_as_interrupted(end, interrupted):
     assert from_storyline("cursor", [story]) == text_of([ask("run the tests"), said("Running them.", "Shell"), end])
 
 
+@pytest.mark.parametrize(
+    ("end", "api_errors"),
+    [
+        # Its provider's words (a real Cursor 3.23 Free-plan line as a reader of real transcripts quotes it).
+        (ended("error", "You've hit your usage limit Get Cursor Pro for more Agent usage."), 1),
+        (ended("error"), 1),  # an error without its words: still not the user's stop
+        (ended("error", "User aborted request"), 0),  # the user's stop: interrupted, not api_error
+        (ended("aborted"), 0),
+        (ended("success"), 0),
+    ],
+)
+def test_a_turn_cursor_ended_in_error_is_an_api_error(end, api_errors):
+    lines = [ask("run the tests"), said("Running them.", "Shell"), end]
+    story = read(lines)
+    assert story["meta"]["cursor"].get("counts", {}).get("turn_ended/api_error", 0) == api_errors
+    assert ("api_error" in pc.flags(story)) == bool(api_errors)
+    assert from_storyline("cursor", [story]) == text_of(lines)  # the line stays residual: the same file back
+    # Only the end of a turn counts: an error logged after a successful end is not the turn's.
+    assert "api_error" not in pc.flags(read([ask("go"), said("Done."), ended(), end]))
+
+
 def test_an_abort_logged_after_the_turn_ended_is_no_interruption():
     lines = [ask("go"), said("Done."), ended(), ended("error", "User aborted request")]
     assert "interrupted" not in read(lines)["meta"]["cursor"]

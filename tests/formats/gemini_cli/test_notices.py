@@ -123,3 +123,32 @@ def test_a_system_prompt_is_no_notice():
         ],
     }
     assert texts(pc.to_messages(story, arguments="object")["messages"]) == ["Be brief.", "hi", "hello"]
+
+
+@pytest.mark.parametrize(
+    ("text", "api_error"),
+    [
+        ("[API Error: exceeded quota for the day]", True),  # the written session's line
+        ("[API Error: Model stream ended with an invalid chunk. (Status: INTERNAL)]", True),
+        ("Failed to load MCP server config.", False),  # an error notice that is not the model's API
+        ("the [API Error: …] notice", False),  # only at the start, as parseAndFormatApiError writes it
+    ],
+)
+def test_an_api_error_notice_flags_api_error(text, api_error):
+    """gemini-cli's ``parseAndFormatApiError`` starts every text of a failed model stream with ``[API Error: ``
+    and ``useGeminiStream`` records it as an ``error`` message: the turn got no answer from the API, as Codex's
+    ``task_complete`` errors and Claude Code's ``<synthetic>`` answers say (docs/formats/gemini-cli.md, "Notices")."""
+    original = "[API Error: exceeded quota for the day]"
+    data = MAIN.read_bytes().replace(json.dumps(original).encode(), json.dumps(text).encode())
+    assert data.count(json.dumps(text).encode()) == 1
+    [story] = into_storyline("gemini-cli", data, document_id=MAIN.name)
+    [notice] = [t for t in story["turns"] if t.get("kind") == "error"]
+    assert notice["msg"] == text
+    assert ("api_error" in pc.flags(story)) == api_error
+    assert ("extra" in notice) == api_error
+    assert "api_error" not in pc.flags(read(LEGACY))  # its notice is an info line
+    with pc.collect_losses() as losses:
+        rewritten = from_storyline("gemini-cli", [story])
+    assert not losses, losses.summary()  # the mark is derived: the same source writes the file back
+    lines = rewritten.decode() if isinstance(rewritten, bytes) else rewritten
+    assert [json.loads(x) for x in lines.splitlines()] == [json.loads(x) for x in data.decode().splitlines()]

@@ -15,6 +15,7 @@ from tests.formats.kimi_code.cases import (
     BY_HAND,
     FILES,
     META,
+    SMALL,
     SYSTEM,
     document_id,
     event,
@@ -189,6 +190,28 @@ def test_undo_and_clear_keep_the_turns():
     )
     assert [t["msg"] for t in story["turns"]] == ["hi", "Hello", "bye"]
     assert story["meta"]["kimi-code"]["undo"] == 1 and story["meta"]["kimi-code"]["clear"] == 1
+
+
+def test_a_turn_the_user_cancelled_is_interrupted():
+    """docs/formats/kimi-code.md, "Interruptions": a ``turn.cancel`` of the running turn is the user's stop. The real
+    0.29.1 session 9eb1bf57 (agent-sessions' small.jsonl): the user typed ``stop`` as a steer, then cancelled twice;
+    no step streamed anything. Counted by hand: 2 ``turn.cancel`` records."""
+    path = next(p for p in FILES if SMALL in str(p))
+    raw = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert sum(r.get("type") == "turn.cancel" for r in raw) == 2
+    [story] = into_storyline("kimi-code", path.read_bytes(), document_id=document_id(path))
+    assert story["meta"]["kimi-code"]["interrupted"] == 2
+    assert pc.flags(story) == ["incomplete", "interrupted"]
+    cancel = {"type": "turn.cancel", "agentId": "main", "turnId": 0, "time": 7}
+    for extra, counted in [
+        ({}, 1),
+        ({"target": "active", "reason": "user_cancelled"}, 1),  # agent-core-v2's TurnCancel of the running turn
+        ({"target": "queued", "reason": "user_cancelled"}, 0),  # a prompt still waiting: no turn was stopped
+        ({"target": "active", "reason": "aborted"}, 0),  # not the user's cancel
+    ]:
+        got = read(lines(META, user("hi"), *step("s1", text("Hello")), {**cancel, **extra}))
+        assert got["meta"]["kimi-code"].get("interrupted", 0) == counted
+        assert ("interrupted" in pc.flags(got)) == bool(counted)
 
 
 def test_a_subagents_result_names_its_journal():

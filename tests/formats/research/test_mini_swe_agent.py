@@ -149,3 +149,34 @@ def test_a_reasoning_model_s_reasoning_is_the_turn_s_reason():
     shown = [m for m in pc.to_messages(pc.story_to_row(story))["messages"] if m["role"] == "assistant"]
     assert [m.get("reasoning_content") for m in shown] == wanted
     assert written(pc.from_storyline("mini-swe-agent", [story])) == [source]
+
+
+@pytest.mark.parametrize(
+    ("name", "flags"),
+    [  # two real deepseek-reasoner runs the model's API ended (LiteLLM's timeout, a provider's 500), two that submitted
+        ("pvlib__pvlib-python-1154.traj.json", ["incomplete", "failed", "api_error"]),
+        ("pvlib__pvlib-python-1606.traj.json", ["api_error"]),
+        ("tool_calling.traj.json", []),
+        ("text_protocol.traj.json", ["tool_call_unanswered"]),  # its last action, whose output ends the run
+    ],
+)
+def test_a_run_the_model_s_api_ended_is_an_api_error(name, flags):
+    """docs/formats/mini-swe-agent.md, decisions: an ``exit`` message whose traceback passes through the model's
+    query (``minisweagent/models/``) or whose ``exception_str`` is LiteLLM's (``litellm.Timeout: …``) ended the run
+    on an API error, as Codex's ``task_complete`` errors do; its turn says so, the file is written back whole."""
+    path = DATA / "mini_swe_agent" / name
+    [source] = records(path)
+    exit_extra = source["messages"][-1]["extra"]
+    by_hand = "minisweagent/models/" in exit_extra.get("traceback", "")
+    assert by_hand == ("api_error" in flags)
+    [story] = pc.into_storyline("auto", path.read_bytes(), document_id=path.name)
+    assert pc.flags(story) == flags
+    assert pc.flags(pc.story_to_row(story)) == flags
+    assert written(pc.from_storyline("mini-swe-agent", [story])) == [source]
+    # an exception the environment raised (no model frame, not LiteLLM's text) is no API error
+    exit_extra.update(traceback='  File "src/minisweagent/environments/docker.py", line 9', exception_str="boom")
+    [other] = pc.into_storyline("mini-swe-agent", orjson.dumps(source), document_id=path.name)
+    assert "api_error" not in pc.flags(other)
+    exit_extra.update(traceback="", exception_str="litellm.RateLimitError: RateLimitError: slow down")
+    [limited] = pc.into_storyline("mini-swe-agent", orjson.dumps(source), document_id=path.name)
+    assert "api_error" in pc.flags(limited)
