@@ -152,14 +152,19 @@ def _messages(con: sqlite3.Connection, tables: frozenset[str], sid: Any) -> list
 
 
 def session_export(
-    con: sqlite3.Connection, row: dict[str, Any], legacy: dict[str, Any] | None = None
+    con: sqlite3.Connection,
+    row: dict[str, Any],
+    legacy: dict[str, Any] | None = None,
+    tables: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """The export ``opencode export <id>`` prints for the session ``row`` (module docs); ``legacy``, the 1.x ``session``
-    row of a session ``row`` (of ``session_v2``) also has, fills the info keys the newer row leaves empty."""
+    row of a session ``row`` (of ``session_v2``) also has, fills the info keys the newer row leaves empty; ``tables``:
+    the database's (``read_store`` reads them once for all its sessions)."""
     info = session_info(row)
     if legacy is not None:
         info = {**session_info(legacy), **info}
-    return {"info": info, "messages": _messages(con, table_names(con), row.get("id"))}
+    tables = table_names(con) if tables is None else tables
+    return {"info": info, "messages": _messages(con, tables, row.get("id"))}
 
 
 def _order(row: dict[str, Any]) -> tuple:
@@ -204,7 +209,7 @@ def read_store(con: sqlite3.Connection, document_id: str | None) -> Iterator[Rec
     for row, legacy in sessions:
         export: Any = None
         try:
-            export = session_export(con, row, legacy)
+            export = session_export(con, row, legacy, tables)
             yield Record(None, orjson.dumps(export), story=read_export(export, document_id), value=export)
         except sqlite3.Error as exc:
             yield Record(None, b"", error=_unreadable(exc, f"session {row.get('id')}", document_id))
